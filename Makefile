@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bpfgov: `make` builds ./govloader, `make run` installs missing build
+# dependencies, builds and starts the governor, `make check` runs every test.
+# Out-of-tree build in $(BUILD); `make V=1` shows the commands.
+
+BUILD     ?= build
+CLANG     ?= clang
+BPFTOOL   ?= bpftool
+CC        ?= gcc
+ARCH      := x86
+VMLINUX_DIR ?= vmlinux/$(ARCH)
+RUN_ARGS  ?=
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.DEFAULT_GOAL := all
+
+CFLAGS    ?= -O2 -g
+CFLAGS    += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP
+LDLIBS    := -lbpf -lelf -lz -lm
+TEST_LDLIBS := $(LDLIBS) -lcmocka -lpthread
+
+# BPF: CO-RE against the committed vmlinux.h (from a sched_ext kernel);
+# -fms-extensions because that kernel's BTF has structs embedding
+# anonymous structs (platform notes).
+BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall \
+	      -fms-extensions -Wno-microsoft-anon-tag \
+	      -Iinclude -I$(VMLINUX_DIR) -MMD -MP
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS      := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+
+USER_SRCS  := $(wildcard user/*.c)
+USER_OBJS  := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+LIB_OBJS   := $(filter-out $(BUILD)/user/govloader.o,$(USER_OBJS))
+
+TEST_SRCS  := $(wildcard tests/unit/test_*.c)
+TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+TEST_OBJS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS))
+
+WORK_SRCS  := $(wildcard tests/workloads/*.c)
+WORK_BINS  := $(patsubst tests/workloads/%.c,$(BUILD)/%,$(WORK_SRCS))
+
+.PHONY: all deps run check check-unit check-integration bench clean help
+
+all: govloader $(WORK_BINS) $(TEST_BINS)
+
+help:
+	@echo "make            build ./govloader, workloads and tests (in $(BUILD)/)"
+	@echo "make run        install missing deps, build, start the governor (sudo)"
+	@echo "make check      install missing deps, build, run every test"
+	@echo "make bench      side-by-side benchmarks, writes docs/BENCHMARKS.md"
+	@echo "make V=1 ...    show the commands"
+
+deps:
+	$(Q)bash scripts/deps.sh
+
+$(BUILD)/bpf $(BUILD)/user $(BUILD)/tests:
+	$(Q)mkdir -p $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c | $(BUILD)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# `bpftool gen object` links and strips DWARF (the skeleton embeds the
+# object); scripts/fix-skel.sh adapts what bpftool 7.5 emits to libbpf 1.4
+# (struct_ops map links), see platform notes.
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen object $(BUILD)/bpf/$*.lnk.o $<
+	$(Q)$(BPFTOOL) gen skeleton $(BUILD)/bpf/$*.lnk.o name $* > $@.tmp
+	$(Q)sh scripts/fix-skel.sh < $@.tmp > $@
+	$(Q)rm -f $@.tmp
+
+# User objects include the skeletons: generate them first; -MMD records
+# the real dependencies for the next build.
+$(BUILD)/user/%.o: user/%.c | $(BUILD)/user $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+govloader: $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%.o: tests/unit/%.c | $(BUILD)/tests $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
+
+$(BUILD)/%: tests/workloads/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(BUILD)
+	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $< -lm
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	./govloader start $(RUN_ARGS)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bash tests/run-all.sh
+
+check-unit: all
+	$(Q)bash tests/run-all.sh unit
+
+check-integration: all
+	$(Q)bash tests/run-all.sh integration
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bash tests/bench/run.sh
+
+clean:
+	$(Q)rm -rf $(BUILD) govloader
+
+-include tests/vm/vm.mk
+-include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/tests/*.d)

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * bpfgov contract header: the types shared by the BPF programs and the
+ * loader. Only fixed-width __u32/__u64 fields, so the layout is the same on
+ * both sides and bpftool can print every map value with named fields.
+ *
+ * BPF code gets __u32/__u64 from vmlinux.h (included first); user space
+ * from <linux/types.h>.
+ */
+#ifndef __BPFGOV_H
+#define __BPFGOV_H
+
+#ifndef __BPF__
+#include <linux/types.h>
+#endif
+
+#define BPFGOV_NAME		"bpfgov"
+#define BPFGOV_MAX_CPUS		256	/* map sizes are cut to the real count at load */
+#define BPFGOV_MAX_STATES	8	/* idle states (and history bins) per CPU */
+#define BPFGOV_SCALE		1024	/* util / floor scale, like the scheduler's */
+#define BPFGOV_NO_STATE		0xffffffffu
+
+/* Tunables (the `tunables` map, one entry). Defaults and ranges live in
+ * include/bpfgov_tunables.h; every field there is documented. */
+struct bpfgov_config {
+	/* frequency floor */
+	__u32 headroom_pct;		/* floor = util * headroom / 100 */
+	__u32 floor_min;		/* clamp, 0..1024 */
+	__u32 floor_max;		/* clamp, 0..1024 */
+	__u32 tau_rise_us;		/* util smoothing time constant when rising */
+	__u32 tau_fall_us;		/* ... when falling (larger: falls slowly) */
+	__u32 tick_busy_us;		/* account a busy run on the tick once it is this long */
+	__u32 gap_hold_us;		/* idle gaps shorter than this arm the gap memory */
+	__u32 gap_min_busy_us;		/* ... if at least this much busy time preceded them */
+	__u32 gap_keep_permille;	/* gap memory keeps this fraction of the pre-gap target */
+	__u32 hold_ms;			/* released once the CPU stays quiet this long */
+	__u32 rate_limit_us;		/* min time between two floor changes on a CPU */
+	__u32 transition_latency_us;	/* platform's, if known (0: unknown); rate limit >= it */
+	__u32 deadband;			/* min floor change worth a write (1024 scale) */
+	/* idle choice */
+	__u32 nr_states;		/* idle states described below */
+	__u32 payback_pct;		/* a state pays back when idle >= cost * payback / 100 */
+	__u32 poll_max_us;		/* never pick polling when expected idle exceeds this */
+	__u32 bin_decay_shift;		/* history decays by 1/2^shift per idle period */
+	__u32 cost_ewma_shift;		/* measured wake-up cost EWMA weight 1/2^shift */
+	__u32 state_exit_latency_us[BPFGOV_MAX_STATES];	/* driver table */
+	__u32 state_residency_us[BPFGOV_MAX_STATES];	/* driver table */
+	__u32 state_is_poll[BPFGOV_MAX_STATES];		/* 1 for a polling state */
+	/* streaming */
+	__u32 wakeup_bytes;		/* tap ring buffer: wake the reader past this fill */
+	__u32 remote_scan_us;		/* how often an awake CPU refreshes idle CPUs' floors */
+};
+
+/* Runtime control (the `control` map, one entry), written by the loader. */
+struct bpfgov_control {
+	__u32 tap_kinds;		/* bitmask of 1 << BPFGOV_EV_* mirrored to `tap` */
+	__u32 tap_owner_pid;		/* who consumes `tap` (0: nobody) */
+	__u32 loader_pid;		/* the running `govloader start` */
+	__u32 mode;			/* enum bpfgov_mode */
+	__u32 actuating;		/* 1 when decisions are applied to hardware */
+	__u32 pad;
+	__u64 started_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) at start */
+	__u64 last_remote_scan_ns;	/* shared rate limit for remote refreshes */
+};
+
+enum bpfgov_mode {
+	BPFGOV_MODE_NONE  = 0,
+	BPFGOV_MODE_TRACE = 1,
+	BPFGOV_MODE_SCX   = 2,
+};
+
+/* Per-CPU state (the `cpu_state` map, key = CPU number). Written by the
+ * CPU's own hooks; wake_ts_ns is also written by wakers on other CPUs, and
+ * floor/target by the remote refresh when the CPU sleeps (see policy core). */
+struct bpfgov_cpu_state {
+	/* what the governor decided */
+	__u32 util;			/* smoothed utilization, 0..1024 */
+	__u32 target;			/* util * headroom, clamped */
+	__u32 floor;			/* current floor decision, 0..1024 */
+	__u32 floor_reason;		/* enum bpfgov_reason of the last floor change */
+	__u32 idle_pick;		/* chosen idle state index */
+	__u32 pick_reason;		/* enum bpfgov_reason of the last pick change */
+	__u32 hold_floor;		/* gap memory: floor may not go below this (0: off) */
+	__u32 qos_limit_us;		/* PM QoS resume latency limit (0: none), from the loader */
+	/* where the CPU is now */
+	__u32 busy;			/* 1 while a task runs */
+	__u32 cur_state;		/* idle state entered, or BPFGOV_NO_STATE */
+	__u64 expected_idle_ns;		/* EWMA of idle worth (time until the wakeup) */
+	__u64 seg_start_ns;		/* start of the open utilization segment */
+	__u64 seg_busy_ns;		/* busy time inside the open segment */
+	__u64 busy_since_ns;		/* start of the current busy run (0: idle) */
+	__u64 idle_since_ns;		/* start of the current idle period (0: busy) */
+	__u64 state_enter_ns;		/* cpu_idle entry time of cur_state */
+	__u64 pre_gap_busy_ns;		/* length of the busy run before the current idle */
+	__u32 pre_gap_target;		/* target when the current idle period began */
+	__u32 dec_seq;			/* decision records emitted (record seq) */
+	__u64 last_floor_ns;		/* time of the last floor change */
+	__u64 wake_ts_ns;		/* first wakeup aimed at this CPU while idle */
+	__u64 last_event_ns;		/* last time any hook ran for this CPU */
+	/* idle history: decayed weight of idle worths per bin, fixed
+	 * point (1 << 10 per sample); bin k = [payback(k), payback(k+1)) */
+	__u32 bins[BPFGOV_MAX_STATES];
+	/* measured wake-up cost of each state (EWMA, ns); 0 until measured */
+	__u32 wake_cost_ns[BPFGOV_MAX_STATES];
+	/* counters since start */
+	__u64 nr_switches;
+	__u64 nr_idle;			/* cpu_idle entries */
+	__u64 nr_floor_changes;
+	__u64 nr_pick_changes;
+	__u64 nr_too_deep;		/* idle worth shorter than the entered state's payback */
+	__u64 nr_too_shallow;		/* idle worth long enough for a deeper allowed state */
+	__u64 nr_gap_holds;		/* short gaps that armed the gap memory */
+	__u64 nr_long_polls;		/* polls longer than poll_max_us */
+	__u64 nr_wake_samples;
+	__u64 busy_ns;
+	__u64 idle_ns;
+	__u64 poll_ns;			/* residency spent in polling states */
+	__u64 rb_drops;			/* decision records lost (events ring full) */
+	__u64 tap_drops;		/* tap records lost */
+};
+
+/* Record kinds (ring buffers `events` and `tap`). */
+enum bpfgov_ev_kind {
+	BPFGOV_EV_FLOOR     = 1,	/* floor decision changed */
+	BPFGOV_EV_PICK      = 2,	/* idle-state pick changed */
+	BPFGOV_EV_IDLE_EXIT = 3,	/* arg0 = entered state, dur_ns = residency */
+	BPFGOV_EV_BUSY      = 4,	/* dur_ns = busy run that just ended */
+	BPFGOV_EV_WAKE_LAT  = 5,	/* arg0 = state, dur_ns = wakeup-to-exit latency */
+	BPFGOV_EV_IDLE_GAP  = 6,	/* dur_ns = idle period (switch to switch) that ended */
+	BPFGOV_EV_EXIT      = 7,	/* BPF side stops (scx exit); reason = exit kind */
+	BPFGOV_EV__MAX,
+};
+
+enum bpfgov_reason {
+	BPFGOV_R_NONE        = 0,
+	BPFGOV_R_UTIL_RISE   = 1,	/* floor raised: util went up */
+	BPFGOV_R_UTIL_FALL   = 2,	/* floor lowered: util went down */
+	BPFGOV_R_GAP_HOLD    = 3,	/* floor kept up by the gap memory */
+	BPFGOV_R_HOLD_END    = 4,	/* gap memory released: CPU stayed quiet */
+	BPFGOV_R_IDLE_DECAY  = 5,	/* floor lowered for a sleeping CPU (remote refresh) */
+	BPFGOV_R_HISTORY     = 6,	/* pick follows the idle-duration history */
+	BPFGOV_R_LONG_POLL   = 7,	/* a long poll was seen: never poll on long idles */
+	BPFGOV_R_QOS         = 8,	/* pick limited by the PM QoS latency limit */
+	BPFGOV_R_COST        = 9,	/* pick changed because a measured cost changed */
+	BPFGOV_R__MAX,
+};
+
+/* One ring-buffer record. 48 bytes. */
+struct bpfgov_event {
+	__u64 ts_ns;			/* bpf_ktime_get_ns() */
+	__u64 dur_ns;			/* kind-specific duration */
+	__u32 cpu;
+	__u32 kind;			/* enum bpfgov_ev_kind */
+	__u32 reason;			/* enum bpfgov_reason */
+	__u32 util;
+	__u32 floor;
+	__u32 idle_pick;
+	__u32 arg0;			/* kind-specific */
+	__u32 seq;			/* per-CPU decision sequence (gaps = drops) */
+};
+
+#endif /* __BPFGOV_H */

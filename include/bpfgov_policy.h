@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * bpfgov policy core: plain C compiled into the BPF programs (tracepoint and
+ * sched_ext modes) and into user space (unit tests, `govloader replay`).
+ * One copy only. No libc, no helpers, no signed division, loops bounded by
+ * BPFGOV_MAX_STATES so the verifier accepts them.
+ *
+ * The callers feed scheduler and idle events for one CPU; each function
+ * updates that CPU's struct bpfgov_cpu_state and returns POL_* flags saying
+ * which decision changed. Emitting records and actuating is the callers' job.
+ *
+ * Utilization. Time is cut into segments closed at idle exit (one busy run +
+ * the idle gap after it) or on the tick during a long busy run. Each
+ * segment gives a sample = busy / length, and util moves toward it by
+ * length / (length + tau): tau_rise when the sample is above util (rises
+ * fast), tau_fall when below (falls slowly). Filtering per segment rather
+ * than per instant keeps a steady duty cycle unbiased: a 50% periodic load
+ * converges to 512 whatever the ratio of the two time constants.
+ *
+ * Floor. target = util * headroom, clamped. A short idle gap after busy
+ * time (the HWP "stuck at minimum for 30 ms" trigger) arms the gap memory:
+ * the floor stays >= gap_keep of the target seen when the gap began, until
+ * the CPU stays idle for hold_ms. Changes smaller than the deadband and
+ * changes faster than the rate limit (never below the platform's
+ * transition latency) are not made.
+ *
+ * Idle choice. A state pays back when the idle period (time until the
+ * wakeup, without the state's own exit cost) is at least its measured
+ * wake-up cost (or its table cost, whichever is larger) times payback_pct,
+ * and at least its target residency. Idle worths go into
+ * decayed bins bounded by those payback points (teo's idea, with costs that
+ * are measured instead of trusted). The pick is the deepest state that the
+ * history says pays back at least half the time, whose exit latency fits
+ * the PM QoS limit. A polling pick is vetoed when the expected idle is long
+ * or a poll ran longer than poll_max_us (the "powernightmares").
+ */
+#ifndef __BPFGOV_POLICY_H
+#define __BPFGOV_POLICY_H
+
+#include "bpfgov.h"
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/*
+ * The event entry points. In BPF they are global subprograms: the verifier
+ * checks each once, with unknown arguments, instead of once per call site
+ * and per path into it (inlined, the idle-exit path alone exceeds the 1M
+ * instruction budget). Hence the NULL checks at their tops: a global
+ * subprogram must not assume its pointers are valid.
+ */
+#ifdef __BPF__
+#define POL_ENTRY __attribute__((noinline))
+#else
+#define POL_ENTRY static inline
+#endif
+
+#define POL_FLOOR	1u	/* s->floor changed */
+#define POL_PICK	2u	/* s->idle_pick changed */
+
+#define POL_NS_PER_US	1000ull
+#define POL_BIN_ONE	1024u	/* weight of one sample in the history bins */
+
+static __always_inline __u32 pol_min32(__u32 a, __u32 b) { return a < b ? a : b; }
+static __always_inline __u32 pol_max32(__u32 a, __u32 b) { return a > b ? a : b; }
+static __always_inline __u64 pol_max64(__u64 a, __u64 b) { return a > b ? a : b; }
+
+/* util * headroom, clamped to [floor_min, floor_max] and to the scale. */
+static __always_inline __u32 pol_target(const struct bpfgov_config *c, __u32 util)
+{
+	__u32 t = util * c->headroom_pct / 100;
+
+	t = pol_min32(t, BPFGOV_SCALE);
+	t = pol_min32(t, c->floor_max);
+	return pol_max32(t, c->floor_min);
+}
+
+/* The rate limit actually used: never faster than the platform can switch. */
+static __always_inline __u64 pol_rate_limit_ns(const struct bpfgov_config *c)
+{
+	return (__u64)pol_max32(c->rate_limit_us, c->transition_latency_us) * POL_NS_PER_US;
+}
+
+/* Move util toward sample by dur / (dur + tau), rounding the step up: the
+ * exact step is always below the distance, so this never overshoots, and
+ * util does reach 0 and 1024 (rounding down stalls it short of both, which
+ * leaves an idle CPU's floor a deadband above the minimum). */
+static __always_inline __u32 pol_smooth(const struct bpfgov_config *c, __u32 util,
+					__u32 sample, __u64 dur_ns)
+{
+	__u64 tau, step;
+
+	if (sample > BPFGOV_SCALE)
+		sample = BPFGOV_SCALE;
+	if (sample == util || !dur_ns)
+		return util;
+	tau = (__u64)(sample > util ? c->tau_rise_us : c->tau_fall_us) * POL_NS_PER_US;
+	if (sample > util) {
+		step = ((__u64)(sample - util) * dur_ns + dur_ns + tau - 1) / (dur_ns + tau);
+		return util + (__u32)step;
+	}
+	step = ((__u64)(util - sample) * dur_ns + dur_ns + tau - 1) / (dur_ns + tau);
+	return util - (__u32)step;
+}
+
+/* util as it would be if the open segment were closed at @now. */
+static __always_inline __u32 pol_util_at(const struct bpfgov_cpu_state *s,
+					 const struct bpfgov_config *c, __u64 now,
+					 __u64 seg_busy_ns)
+{
+	__u64 dur = now > s->seg_start_ns ? now - s->seg_start_ns : 0;
+	__u32 sample;
+
+	if (!dur)
+		return s->util;
+	if (seg_busy_ns > dur)
+		seg_busy_ns = dur;
+	sample = (__u32)(seg_busy_ns * BPFGOV_SCALE / dur);
+	return pol_smooth(c, s->util, sample, dur);
+}
+
+static __always_inline void pol_close_segment(struct bpfgov_cpu_state *s,
+					      const struct bpfgov_config *c, __u64 now)
+{
+	if (!s->seg_start_ns) {		/* first event on this CPU */
+		s->seg_start_ns = now;
+		s->seg_busy_ns = 0;
+		return;
+	}
+	s->util = pol_util_at(s, c, now, s->seg_busy_ns);
+	s->target = pol_target(c, s->util);
+	s->seg_start_ns = now;
+	s->seg_busy_ns = 0;
+}
+
+/* Busy time of the current run not yet added to the open segment. */
+static __always_inline __u64 pol_open_busy(const struct bpfgov_cpu_state *s, __u64 now)
+{
+	__u64 from;
+
+	if (!s->busy)
+		return 0;
+	from = pol_max64(s->busy_since_ns, s->seg_start_ns);
+	return now > from ? now - from : 0;
+}
+
+/*
+ * Decide the floor from target and gap memory. @hint is the reason to
+ * report when the gap memory is not what sets the value. Returns POL_FLOOR
+ * when s->floor changed.
+ */
+static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c, __u64 now,
+					    __u32 hint)
+{
+	__u32 want = s->target, reason = hint, diff;
+
+	if (s->hold_floor && want < s->hold_floor) {
+		want = s->hold_floor;
+		reason = BPFGOV_R_GAP_HOLD;
+	}
+	if (want == s->floor)
+		return 0;
+	diff = want > s->floor ? want - s->floor : s->floor - want;
+	/* Reaching either clamp is always worth a write: being stuck a
+	 * deadband above the minimum is exactly what a user would notice. */
+	if (diff < c->deadband && want != c->floor_min && want != c->floor_max)
+		return 0;
+	if (s->last_floor_ns && now - s->last_floor_ns < pol_rate_limit_ns(c))
+		return 0;
+	if (reason == BPFGOV_R_NONE)
+		reason = want > s->floor ? BPFGOV_R_UTIL_RISE : BPFGOV_R_UTIL_FALL;
+	s->floor = want;
+	s->floor_reason = reason;
+	s->last_floor_ns = now;
+	s->nr_floor_changes++;
+	return POL_FLOOR;
+}
+
+/* Idle period ends, a task starts to run on this CPU. */
+POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c, __u64 now)
+{
+	__u64 gap = 0;
+	__u32 hint = BPFGOV_R_NONE;
+
+	if (!s || !c || s->busy)
+		return 0;
+	if (s->idle_since_ns && now > s->idle_since_ns) {
+		gap = now - s->idle_since_ns;
+		s->idle_ns += gap;
+	}
+	pol_close_segment(s, c, now);
+	s->busy = 1;
+	s->busy_since_ns = now;
+	s->idle_since_ns = 0;
+	s->last_event_ns = now;
+
+	if (!gap)
+		return pol_floor_eval(s, c, now, hint);
+	if (c->gap_hold_us && gap < (__u64)c->gap_hold_us * POL_NS_PER_US &&
+	    s->pre_gap_busy_ns >= (__u64)c->gap_min_busy_us * POL_NS_PER_US) {
+		/* A short gap right after busy time: keep most of the pre-gap
+		 * target so the floor cannot fall to the minimum behind it. */
+		__u32 keep = (__u32)((__u64)s->pre_gap_target * c->gap_keep_permille / 1000);
+
+		s->hold_floor = pol_max32(s->hold_floor, keep);
+		s->nr_gap_holds++;
+	} else if (s->hold_floor && gap >= (__u64)c->hold_ms * 1000000ull) {
+		s->hold_floor = 0;
+		hint = BPFGOV_R_HOLD_END;
+	}
+	return pol_floor_eval(s, c, now, hint);
+}
+
+/* A busy run ends, the CPU switches to its idle task. The floor is left as
+ * it is: lowering it at idle entry is what strands a CPU at the minimum
+ * after a short gap. */
+static __always_inline __u32 pol_busy_end(struct bpfgov_cpu_state *s,
+					  const struct bpfgov_config *c, __u64 now)
+{
+	__u64 run;
+
+	(void)c;
+	if (!s->busy)
+		return 0;
+	run = now > s->busy_since_ns ? now - s->busy_since_ns : 0;
+	if (!s->seg_start_ns)
+		s->seg_start_ns = s->busy_since_ns ? s->busy_since_ns : now;
+	s->seg_busy_ns += pol_open_busy(s, now);
+	s->busy_ns += run;
+	s->pre_gap_busy_ns = run;
+	s->pre_gap_target = s->target;
+	s->busy = 0;
+	s->busy_since_ns = 0;
+	s->idle_since_ns = now;
+	s->last_event_ns = now;
+	return 0;
+}
+
+/* Periodic hook while a task runs: a long busy run is accounted without
+ * waiting for it to end, so a CPU that never idles still ramps up. */
+POL_ENTRY __u32 pol_tick(struct bpfgov_cpu_state *s,
+				      const struct bpfgov_config *c, __u64 now)
+{
+	__u64 open;
+
+	if (!s || !c || !s->busy)
+		return 0;
+	s->last_event_ns = now;
+	open = pol_open_busy(s, now);
+	if (open >= (__u64)c->tick_busy_us * POL_NS_PER_US) {
+		s->seg_busy_ns += open;
+		pol_close_segment(s, c, now);
+	}
+	/* Also retries a change the rate limit held back. */
+	return pol_floor_eval(s, c, now, BPFGOV_R_NONE);
+}
+
+/*
+ * Refresh, from another CPU, the floor of a CPU that sleeps without events
+ * (nohz idle). Only floor/target/hold are written; util and the segment stay
+ * owned by the CPU itself, which recomputes the same value when it wakes.
+ */
+POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
+						const struct bpfgov_config *c, __u64 now)
+{
+	__u32 util, hint = BPFGOV_R_IDLE_DECAY;
+
+	if (!s || !c || s->busy || !s->idle_since_ns || now <= s->idle_since_ns)
+		return 0;
+	if (now - s->idle_since_ns < (__u64)c->remote_scan_us * POL_NS_PER_US)
+		return 0;
+	util = pol_util_at(s, c, now, s->seg_busy_ns);
+	s->target = pol_target(c, util);
+	if (s->hold_floor && now - s->idle_since_ns >= (__u64)c->hold_ms * 1000000ull)
+		s->hold_floor = 0;
+	return pol_floor_eval(s, c, now, hint);
+}
+
+/* Worst of the table's exit latency and the measured wake-up cost, ns. */
+static __always_inline __u64 pol_state_cost_ns(const struct bpfgov_cpu_state *s,
+					       const struct bpfgov_config *c, __u32 k)
+{
+	k &= BPFGOV_MAX_STATES - 1;
+	return pol_max64((__u64)c->state_exit_latency_us[k] * POL_NS_PER_US,
+			 s->wake_cost_ns[k]);
+}
+
+/* Idle length from which state k pays back its cost, ns. */
+static __always_inline __u64 pol_payback_ns(const struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c, __u32 k)
+{
+	k &= BPFGOV_MAX_STATES - 1;
+	if (c->state_is_poll[k])
+		return 0;
+	return pol_max64((__u64)c->state_residency_us[k] * POL_NS_PER_US,
+			 pol_state_cost_ns(s, c, k) * c->payback_pct / 100);
+}
+
+static __always_inline __u32 pol_nr_states(const struct bpfgov_config *c)
+{
+	return c->nr_states ? pol_min32(c->nr_states, BPFGOV_MAX_STATES) : 1;
+}
+
+/* Deepest state whose payback point is <= dur. */
+static __always_inline __u32 pol_bin_of(const struct bpfgov_cpu_state *s,
+					const struct bpfgov_config *c, __u64 dur_ns)
+{
+	__u32 k, n = pol_nr_states(c), bin = 0;
+
+	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		if (pol_payback_ns(s, c, k) <= dur_ns)
+			bin = k;
+	}
+	return bin;
+}
+
+static __always_inline int pol_allowed(const struct bpfgov_cpu_state *s,
+				       const struct bpfgov_config *c, __u32 k)
+{
+	return !s->qos_limit_us ||
+	       pol_state_cost_ns(s, c, k) <= (__u64)s->qos_limit_us * POL_NS_PER_US;
+}
+
+/* Shallowest non-polling state allowed by PM QoS, or NO_STATE. */
+static __always_inline __u32 pol_first_halt(const struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c)
+{
+	__u32 k, n = pol_nr_states(c);
+
+	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		if (!c->state_is_poll[k] && pol_allowed(s, c, k))
+			return k;
+	}
+	return BPFGOV_NO_STATE;
+}
+
+/* Choose the idle state; @long_poll says a poll just overran poll_max_us. */
+static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
+					     const struct bpfgov_config *c, int long_poll)
+{
+	__u32 k, n = pol_nr_states(c), pick = 0, reason = BPFGOV_R_HISTORY;
+	__u64 total = 0, acc = 0;
+	int found = 0, qos_cut = 0;
+
+	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		total += s->bins[k];
+	}
+	/* Walk from the deepest state: pick the first one that the history
+	 * says pays back at least half of the time (any, with no history). */
+	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
+		if (k >= n)
+			continue;
+		acc += s->bins[k];
+		if (total && acc * 2 < total)
+			continue;
+		if (!pol_allowed(s, c, k)) {
+			qos_cut = 1;
+			continue;
+		}
+		pick = k;
+		found = 1;
+		break;
+	}
+	if (!found)
+		pick = 0;
+	if (qos_cut)
+		reason = BPFGOV_R_QOS;
+	/* poll_max_us = 0 turns the veto off (as in pol_idle_exit). */
+	if (c->state_is_poll[pick & (BPFGOV_MAX_STATES - 1)] && c->poll_max_us &&
+	    (long_poll || s->expected_idle_ns > (__u64)c->poll_max_us * POL_NS_PER_US)) {
+		__u32 h = pol_first_halt(s, c);
+
+		if (h != BPFGOV_NO_STATE) {
+			pick = h;
+			reason = BPFGOV_R_LONG_POLL;
+		}
+	}
+	if (pick == s->idle_pick)
+		return 0;
+	s->idle_pick = pick;
+	s->pick_reason = reason;
+	s->nr_pick_changes++;
+	return POL_PICK;
+}
+
+/* The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle). */
+static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s, __u32 state, __u64 now)
+{
+	s->cur_state = state;
+	s->state_enter_ns = now;
+	s->nr_idle++;
+}
+
+/*
+ * The CPU leaves its idle state. @wake_lat_ns receives the wakeup-to-exit
+ * latency when a waker stamped this CPU during the residency (else 0), and
+ * @residency_ns the residency. Returns POL_PICK when the idle pick changed.
+ */
+POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u64 now,
+					   __u64 *residency_ns, __u64 *wake_lat_ns)
+{
+	__u32 st, k, n, bin, deepest_ok = 0;
+	__u64 res, idle, lat = 0;
+	int long_poll = 0, stamped = 0;
+
+	if (!s || !c || !residency_ns || !wake_lat_ns)
+		return 0;
+	st = s->cur_state;
+	*residency_ns = 0;
+	*wake_lat_ns = 0;
+	if (st == BPFGOV_NO_STATE || now < s->state_enter_ns)
+		return 0;
+	st &= BPFGOV_MAX_STATES - 1;
+	n = pol_nr_states(c);
+	s->cur_state = BPFGOV_NO_STATE;
+	res = now - s->state_enter_ns;
+	*residency_ns = res;
+
+	if (c->state_is_poll[st]) {
+		s->poll_ns += res;
+		if (c->poll_max_us && res > (__u64)c->poll_max_us * POL_NS_PER_US) {
+			s->nr_long_polls++;
+			long_poll = 1;
+		}
+	}
+
+	/* Measured wake-up cost: a waker stamped us while we slept. */
+	if (s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns) {
+		__u32 l32;
+
+		lat = now - s->wake_ts_ns;
+		l32 = lat > 0xffffffffull ? 0xffffffffu : (__u32)lat;
+		if (!s->wake_cost_ns[st])
+			s->wake_cost_ns[st] = l32;
+		else
+			s->wake_cost_ns[st] += (l32 >> c->cost_ewma_shift) -
+					       (s->wake_cost_ns[st] >> c->cost_ewma_shift);
+		s->nr_wake_samples++;
+		*wake_lat_ns = lat;
+		stamped = 1;
+	}
+
+	/*
+	 * What the idle period was worth: the time until the wakeup, without
+	 * the exit cost the state itself added (a residency always covers its
+	 * own wake-up, so comparing it with that cost would prove nothing).
+	 */
+	if (stamped)
+		idle = s->wake_ts_ns - s->state_enter_ns;
+	else if (!c->state_is_poll[st])
+		idle = res > pol_state_cost_ns(s, c, st) ? res - pol_state_cost_ns(s, c, st) : 0;
+	else
+		idle = res;
+	s->wake_ts_ns = 0;
+
+	/* Above/below accounting, as the kernel's cpuidle does it. */
+	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		if (pol_allowed(s, c, k) && pol_payback_ns(s, c, k) <= idle)
+			deepest_ok = k;
+	}
+	if (idle < pol_payback_ns(s, c, st))
+		s->nr_too_deep++;
+	else if (deepest_ok > st)
+		s->nr_too_shallow++;
+
+	/* History: decay, then add this idle period to its bin. */
+	bin = pol_bin_of(s, c, idle);
+	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		s->bins[k] -= s->bins[k] >> c->bin_decay_shift;
+	}
+	s->bins[bin & (BPFGOV_MAX_STATES - 1)] += POL_BIN_ONE;
+	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+
+	return pol_idle_select(s, c, long_poll);
+}
+
+/* A wakeup is aimed at this (sleeping) CPU: stamp it once per residency. */
+static __always_inline void pol_wake_stamp(struct bpfgov_cpu_state *s, __u64 now)
+{
+	if (s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns)
+		s->wake_ts_ns = now;
+}
+
+/* Fresh state for a CPU at load time. */
+static __always_inline void pol_cpu_init(struct bpfgov_cpu_state *s,
+					 const struct bpfgov_config *c)
+{
+	__builtin_memset(s, 0, sizeof(*s));
+	s->cur_state = BPFGOV_NO_STATE;
+	s->floor = c->floor_min;
+	s->target = c->floor_min;
+	s->idle_pick = pol_nr_states(c) - 1;
+}
+
+#endif /* __BPFGOV_POLICY_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Every tunable of the policy core, once: name, default, range, unit and
+ * meaning. X-macro so the loader (validation, `status`, README table) and
+ * the unit tests read the same list; plain C, no libc.
+ *
+ * X(name, default, min, max, unit, help)
+ */
+#ifndef __BPFGOV_TUNABLES_H
+#define __BPFGOV_TUNABLES_H
+
+#define BPFGOV_TUNABLES(X)						\
+	X(headroom_pct,        125,  100,    400, "%",    "floor = util x headroom / 100 (schedutil uses 125)") \
+	X(floor_min,             0,    0,   1024, "/1024", "lowest floor ever requested") \
+	X(floor_max,          1024,    0,   1024, "/1024", "highest floor ever requested") \
+	X(tau_rise_us,        2000,  100, 100000, "us",   "util smoothing time constant when load rises (fast)") \
+	X(tau_fall_us,       16000,  100, 1000000, "us",  "util smoothing time constant when load falls (slow)") \
+	X(tick_busy_us,       4000,  500, 100000, "us",   "a busy run this long is accounted on the timer tick") \
+	X(gap_hold_us,        1000,    0, 100000, "us",   "idle gaps shorter than this arm the gap memory (0: off)") \
+	X(gap_min_busy_us,    1000,    0, 1000000, "us",  "busy time that must precede a gap for it to count") \
+	X(gap_keep_permille,   875,    0,   1000, "/1000", "gap memory keeps this much of the pre-gap target (7/8)") \
+	X(hold_ms,              30,    1,  10000, "ms",   "gap memory ends after the CPU stays idle this long") \
+	X(rate_limit_us,      2000,    0, 1000000, "us",  "min time between two floor changes of one CPU") \
+	X(transition_latency_us, 0,    0, 1000000, "us",  "platform transition latency; rate limit never below it (0: unknown)") \
+	X(deadband,             16,    0,    512, "/1024", "smallest floor change worth a write") \
+	X(nr_states,             2,    1, BPFGOV_MAX_STATES, "", "idle states (filled from the cpuidle driver)") \
+	X(payback_pct,         200,   10,   1000, "%",    "a state pays back once idle >= measured wake cost x this") \
+	X(poll_max_us,         200,    0, 100000, "us",   "never pick polling when expected idle exceeds this (0: no veto)") \
+	X(bin_decay_shift,       3,    1,     10, "",     "idle history decays by 1/2^shift per idle period") \
+	X(cost_ewma_shift,       3,    0,     10, "",     "wake-cost EWMA weight 1/2^shift") \
+	X(wakeup_bytes,      65536, 4096, 1048576, "B",   "tap ring: wake the reader once this much is queued") \
+	X(remote_scan_us,    10000, 1000, 1000000, "us",  "how often a sleeping CPU's floor is refreshed from another CPU")
+
+/* Fill the scalar tunables with their defaults. The idle-state table is
+ * described by bpfgov_config_default_states() below. */
+static inline void bpfgov_config_defaults(struct bpfgov_config *c)
+{
+	__builtin_memset(c, 0, sizeof(*c));
+#define __BPFGOV_DEF(n, d, lo, hi, u, h) c->n = (d);
+	BPFGOV_TUNABLES(__BPFGOV_DEF)
+#undef __BPFGOV_DEF
+	/* Without a cpuidle driver the kernel either polls (state 0,
+	 * cpu_idle_poll) or halts (state 1, default_idle_call): model that. */
+	c->nr_states = 2;
+	c->state_is_poll[0] = 1;
+	c->state_exit_latency_us[0] = 0;
+	c->state_residency_us[0] = 0;
+	c->state_exit_latency_us[1] = 1;
+	c->state_residency_us[1] = 1;
+}
+
+#endif /* __BPFGOV_TUNABLES_H */

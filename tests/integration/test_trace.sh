@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Tracepoint mode in the running kernel: util and floor follow a pinned busy
+# loop up and back down, decisions reach `tail`, `bpftool map dump` shows
+# named fields, and `stop` restores and unpins.
+. "$(dirname "$0")/../lib.sh"
+
+check "govloader start comes up in trace mode" gov_start --mode trace --dry-run
+is "status reports trace mode" "$(status_get .mode)" trace
+
+sleep 1
+u0=$(status_get '.cpus[1].util')
+diag "CPU1 util before the busy loop: $u0"
+bg taskset -c 1 "$WORK" spin --cpu 1 --duration 3
+sleep 2
+u=$(status_get '.cpus[1].util'); f=$(status_get '.cpus[1].floor')
+check "util rises on a busy CPU1 (util $u > 800)" [ "$u" -gt 800 ]
+check "floor rises on a busy CPU1 (floor $f > 900)" [ "$f" -gt 900 ]
+wait "${BG_PIDS[@]}" 2>/dev/null
+sleep 1.5
+u=$(status_get '.cpus[1].util'); f=$(status_get '.cpus[1].floor'); t=$(status_get '.cpus[1].target')
+check "target falls when CPU1 idles (target $t < 300)" [ "$t" -lt 300 ]
+check "floor falls when CPU1 idles (floor $f < 300)" [ "$f" -lt 300 ]
+
+# Decisions on the tap: keep CPU1 changing so records flow.
+bg taskset -c 1 "$WORK" sleep-cycle --busy-us 3000 --idle-us 3000 --duration 4 --cpu 1
+timeout 10 "$GOV" tail --json --count 20 >"$T_TMP/tail.json" 2>"$T_TMP/tail.err"
+rc=$?
+is "tail --json --count 20 exits 0" "$rc" 0
+is "tail printed 20 records" "$(wc -l <"$T_TMP/tail.json")" 20
+check "every tail record is JSON with a decision kind" \
+	jq -e -s 'length == 20 and all(.kind == "floor" or .kind == "pick")' "$T_TMP/tail.json"
+d=$(status_get '.actuator.decisions')
+check "start keeps consuming its own decisions while tail runs ($d)" [ "$d" -gt 0 ]
+timeout 5 "$GOV" tail --all --json --count 50 >"$T_TMP/all.json" 2>/dev/null
+check "tail --all streams per-event detail" jq -e -s 'any(.kind == "idle_exit" or .kind == "busy")' "$T_TMP/all.json"
+check "tail --cpu 1 filters" bash -c "timeout 10 '$GOV' tail --json --cpu 1 --count 5 | jq -e -s 'length == 5 and all(.cpu == 1)' >/dev/null"
+
+bpftool map dump pinned "$PIN/cpu_state" >"$T_TMP/dump.json" 2>&1
+check "bpftool map dump pinned cpu_state shows named fields" \
+	jq -e '.[0].value | has("util") and has("floor") and has("idle_pick") and has("nr_switches")' "$T_TMP/dump.json"
+"$GOV" dump >"$T_TMP/dump.txt" 2>&1
+check "govloader dump prints typed state" grep -q '\.floor = (__u32)' "$T_TMP/dump.txt"
+st=$(status_get '.cpus[0].idle_entries')
+check "cpu_idle events are counted ($st)" [ "$st" -gt 0 ]
+dr=$(status_get '.drops.events')
+is "no decision records dropped" "$dr" 0
+
+"$GOV" stop >"$T_TMP/stop.log" 2>&1
+is "stop exits 0" "$?" 0
+gov_wait
+is "start exits 0 after stop" "$GOV_RC" 0
+check "pins are gone after stop" test ! -e "$PIN/cpu_state"
+check "start printed its per-second summary" grep -q "dec/s" "$GOV_LOG"
+"$GOV" status >/dev/null 2>&1
+is "status after stop says not running (exit 3)" "$?" 3
+t_done

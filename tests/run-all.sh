@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Run every bpfgov test and print one closing line "N passed, N failed".
+#   tests/run-all.sh [unit|workloads|integration|vm ...]   (default: all)
+# Unit tests are cmocka programs (each prints its own summary); the shell
+# suites print TAP-style lines and their own "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+suites=("$@")
+[ ${#suites[@]} -eq 0 ] && suites=(unit workloads integration vm)
+pass=0
+fail=0
+failed=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+want() { local s; for s in "${suites[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+
+# account NAME RC: add the counts of the last run (from $log) to the totals.
+account() {
+	local name=$1 rc=$2 p f line
+	if line=$(grep -E '^\[  PASSED  \] [0-9]+ test' "$log" | tail -n1) && [ -n "$line" ]; then
+		# cmocka
+		p=$(echo "$line" | grep -oE '[0-9]+' | head -n1)
+		f=$(grep -E '^\[  FAILED  \] [0-9]+ test' "$log" | tail -n1 | grep -oE '[0-9]+' | head -n1)
+		f=${f:-0}
+	elif line=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1) && [ -n "$line" ]; then
+		p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+		f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+	else
+		p=0
+		f=1	# a suite that died before its summary counts as a failure
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	[ "$f" -ne 0 ] && failed+=("$name")
+	echo "== $name: $p passed, $f failed"
+}
+
+run() { # NAME CMD...
+	local name=$1 rc
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	account "$name" "$rc"
+}
+
+if want unit; then
+	for t in "$BUILD"/tests/test_*; do
+		[ -x "$t" ] || continue
+		case "$t" in *.o|*.d) continue ;; esac
+		run "unit/$(basename "$t")" "$t"
+	done
+fi
+if want workloads; then
+	run "workloads" bash tests/workloads/test_workloads.sh "$BUILD/bpfgov-work"
+fi
+if want integration; then
+	for t in tests/integration/test_*.sh; do
+		run "integration/$(basename "$t" .sh)" bash "$t"
+	done
+fi
+if want vm; then
+	if [ -f tests/vm/run.sh ]; then
+		run "vm" make --no-print-directory check-vm
+	fi
+fi
+
+echo
+[ ${#failed[@]} -gt 0 ] && echo "failed suites: ${failed[*]}"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

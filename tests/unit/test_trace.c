@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace reader/writer: round trip, and every way a file can be damaged
+ * must be rejected with "FILE:LINE: reason" (docs/trace-format.md).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "trace.h"
+
+static char tmpdir[] = "/tmp/bpfgov-test-trace-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", tmpdir, name);
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void make_trace(struct trace *t)
+{
+	trace_init(t);
+	t->nr_cpus = 2;
+	t->nr_states = 2;
+	snprintf(t->source, sizeof(t->source), "unit test");
+	snprintf(t->states[0].name, TRACE_NAME_LEN, "POLL");
+	t->states[0].is_poll = 1;
+	t->states[0].cost_ns = 1000;
+	snprintf(t->states[1].name, TRACE_NAME_LEN, "haltpoll idle");	/* has a blank */
+	t->states[1].exit_latency_us = 1;
+	t->states[1].residency_us = 1;
+	assert_int_equal(trace_add(t, 1000000, 500000, 0, BPFGOV_EV_BUSY, TRACE_NO_STATE), 0);
+	assert_int_equal(trace_add(t, 1200000, 190000, 0, BPFGOV_EV_IDLE_EXIT, 1), 0);
+	assert_int_equal(trace_add(t, 1200000, 100000, 0, BPFGOV_EV_WAKE_LAT, 1), 0);
+	assert_int_equal(trace_add(t, 1200000, 200000, 0, BPFGOV_EV_IDLE_GAP, TRACE_NO_STATE), 0);
+	assert_int_equal(trace_add(t, 1300000, 7000, 1, BPFGOV_EV_IDLE_EXIT, 0), 0);
+}
+
+static void test_round_trip(void **state)
+{
+	struct trace a, b;
+	char path[256], err[512];
+
+	(void)state;
+	make_trace(&a);
+	path_of(path, sizeof(path), "rt.trace");
+	assert_int_equal(trace_save(path, &a, err, sizeof(err)), 0);
+	assert_int_equal(trace_load(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.version, TRACE_VERSION);
+	assert_int_equal(b.nr_cpus, 2);
+	assert_int_equal(b.nr_states, 2);
+	assert_string_equal(b.source, "unit test");
+	assert_string_equal(b.states[0].name, "POLL");
+	assert_string_equal(b.states[1].name, "haltpoll_idle");
+	assert_int_equal(b.states[0].is_poll, 1);
+	assert_int_equal(b.states[0].cost_ns, 1000);
+	assert_int_equal(b.states[1].cost_ns, 0);
+	assert_int_equal(b.states[1].exit_latency_us, 1);
+	assert_int_equal(b.nr, a.nr);
+	for (size_t i = 0; i < a.nr; i++) {
+		assert_int_equal(b.recs[i].ts_ns, a.recs[i].ts_ns);
+		assert_int_equal(b.recs[i].dur_ns, a.recs[i].dur_ns);
+		assert_int_equal(b.recs[i].cpu, a.recs[i].cpu);
+		assert_int_equal(b.recs[i].kind, a.recs[i].kind);
+		assert_int_equal(b.recs[i].state, a.recs[i].state);
+	}
+	/* no temp file left behind */
+	strcat(path, ".tmp");
+	assert_int_not_equal(access(path, F_OK), 0);
+	trace_free(&a);
+	trace_free(&b);
+}
+
+static void test_sort_stable(void **state)
+{
+	struct trace t;
+
+	(void)state;
+	trace_init(&t);
+	t.nr_cpus = 1;
+	t.nr_states = 1;
+	trace_add(&t, 30, 1, 0, BPFGOV_EV_BUSY, TRACE_NO_STATE);
+	trace_add(&t, 20, 1, 0, BPFGOV_EV_IDLE_EXIT, 0);
+	trace_add(&t, 20, 1, 0, BPFGOV_EV_IDLE_GAP, TRACE_NO_STATE);
+	trace_add(&t, 10, 1, 0, BPFGOV_EV_BUSY, TRACE_NO_STATE);
+	trace_sort(&t);
+	assert_int_equal(t.recs[0].ts_ns, 10);
+	assert_int_equal(t.recs[1].kind, BPFGOV_EV_IDLE_EXIT);
+	assert_int_equal(t.recs[2].kind, BPFGOV_EV_IDLE_GAP);
+	assert_int_equal(t.recs[3].ts_ns, 30);
+	trace_free(&t);
+}
+
+/* The example of docs/trace-format.md, verbatim. */
+static const char doc_example[] =
+	"bpfgov-trace 1\n"
+	"# written by hand\n"
+	"source synth pingpong --work-us 20\n"
+	"nr_cpus 2\n"
+	"state 0 POLL 0 0 poll 1000\n"
+	"state 1 HALT 1 1 - 100000\n"
+	"x-comment anything a writer wants to keep\n"
+	"records\n"
+	"1000025000 0 busy 25000\n"
+	"1000026000 1 idle 26000 0\n"
+	"1000026000 1 wake 1000 0\n"
+	"1000026000 1 gap 26000\n"
+	"1000051000 1 busy 25000\n"
+	"1000052000 0 idle 27000 0\n"
+	"1000052000 0 wake 1000 0\n"
+	"1000052000 0 gap 27000\n"
+	"end 8\n";
+
+static void test_doc_example(void **state)
+{
+	struct trace t;
+	char path[256], err[512];
+
+	(void)state;
+	path_of(path, sizeof(path), "doc.trace");
+	write_file(path, doc_example, strlen(doc_example));
+	assert_int_equal(trace_load(path, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.nr, 8);
+	assert_int_equal(t.recs[2].kind, BPFGOV_EV_WAKE_LAT);
+	assert_int_equal(t.recs[2].dur_ns, 1000);
+	assert_int_equal(t.states[1].cost_ns, 100000);
+	trace_free(&t);
+}
+
+/* Load @text from a file and expect the error "PATH:LINE: <reason...>". */
+static void expect_reject(const char *name, const char *text, size_t len, int line,
+			  const char *reason)
+{
+	struct trace t;
+	char path[256], err[512], want[600];
+
+	path_of(path, sizeof(path), name);
+	write_file(path, text, len);
+	assert_int_not_equal(trace_load(path, &t, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%s:%d: %s", path, line, reason);
+	if (strncmp(err, want, strlen(want)))
+		fail_msg("got '%s'\nwant prefix '%s'", err, want);
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(t.nr, 0);
+	assert_null(t.recs);
+}
+
+static void test_truncated(void **state)
+{
+	size_t n = strlen(doc_example);
+	const char *end_line = strstr(doc_example, "end 8\n");
+	const char *rec_line = strstr(doc_example, "1000051000");
+
+	(void)state;
+	/* cut before the trailer: the records read fine, the end is missing */
+	expect_reject("cut-end.trace", doc_example, end_line - doc_example, 16,
+		      "truncated: no 'end' line after 7 records");
+	/* cut in the middle of a record line */
+	expect_reject("cut-mid.trace", doc_example, rec_line - doc_example + 7, 13,
+		      "truncated: last line has no newline");
+	/* cut inside the header */
+	expect_reject("cut-hdr.trace", doc_example, strstr(doc_example, "records") - doc_example,
+		      7, "truncated: header never reaches the 'records' line");
+	expect_reject("empty.trace", "", 0, 0, "empty file");
+	/* a trailer from a longer file: records were lost */
+	{
+		char buf[1024];
+
+		snprintf(buf, sizeof(buf), "%.*send 9\n", (int)(end_line - doc_example), doc_example);
+		expect_reject("count.trace", buf, strlen(buf), 17, "'end' says 9 records but 8");
+	}
+	(void)n;
+}
+
+static void expect_line_reject(const char *name, const char *bad_line, int line,
+			       const char *reason)
+{
+	char buf[2048];
+	const char *recs = strstr(doc_example, "1000025000");
+
+	/* doc example with @bad_line inserted as the first record (line 9) */
+	snprintf(buf, sizeof(buf), "%.*s%s\n%s", (int)(recs - doc_example), doc_example, bad_line,
+		 recs);
+	expect_reject(name, buf, strlen(buf), line, reason);
+}
+
+static void test_corrupt(void **state)
+{
+	(void)state;
+	expect_reject("magic.trace", "hello 1\nnr_cpus 1\n", 18, 1, "not a bpfgov trace");
+	expect_reject("version.trace", "bpfgov-trace 2\n", 15, 1, "unsupported trace version '2'");
+	expect_reject("nocpus.trace", "bpfgov-trace 1\nstate 0 POLL 0 0 poll\nrecords\nend 0\n", 48, 3,
+		      "header has no 'nr_cpus' line");
+	expect_reject("nostate.trace", "bpfgov-trace 1\nnr_cpus 1\nrecords\nend 0\n", 38, 3,
+		      "header describes no idle state");
+	expect_reject("hole.trace",
+		      "bpfgov-trace 1\nnr_cpus 1\nstate 1 C1 1 1 -\nrecords\nend 0\n", 54, 4,
+		      "idle states must be numbered 0..N-1");
+	expect_reject("key.trace", "bpfgov-trace 1\nnr_cpuz 1\n", 25, 2, "unknown header line 'nr_cpuz'");
+	expect_line_reject("kind.trace", "1000000000 0 sleep 5", 9, "unknown record kind 'sleep'");
+	expect_line_reject("cpu.trace", "1000000000 2 busy 5", 9, "cpu '2' is not below nr_cpus 2");
+	expect_line_reject("num.trace", "10x0 0 busy 5", 9, "timestamp '10x0' is not an unsigned integer");
+	expect_line_reject("neg.trace", "1000 0 busy -5", 9, "duration '-5' is not an unsigned integer");
+	expect_line_reject("dur.trace", "1000 0 busy 5000", 9, "duration 5000 ns is longer than the timestamp");
+	expect_line_reject("state.trace", "1000000000 0 idle 5 7", 9, "state '7' is not below the 2 states");
+	expect_line_reject("nostate2.trace", "1000000000 0 idle 5", 9, "'idle' record needs a STATE field");
+	expect_line_reject("extra.trace", "1000000000 0 busy 5 1", 9, "'busy' record takes no STATE field");
+	expect_line_reject("order.trace", "2000000000 0 busy 5", 10, "timestamp 1000025000 goes backwards");
+	{
+		static const char nul[] = "bpfgov-trace 1\nnr_cpus 1\nstate 0 P 0 0 poll\nrecords\n12\0 0 busy 1\nend 1\n";
+
+		expect_reject("nul.trace", nul, sizeof(nul) - 1, 5, "NUL byte");
+	}
+	{
+		char buf[2048];
+
+		snprintf(buf, sizeof(buf), "%sgarbage\n", doc_example);
+		expect_reject("after.trace", buf, strlen(buf), 18, "data after the 'end' line");
+	}
+}
+
+static void test_open_error(void **state)
+{
+	struct trace t;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(trace_load("/nonexistent/x.trace", &t, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "/nonexistent/x.trace: cannot open: No such file or directory");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_sort_stable),
+		cmocka_unit_test(test_doc_example),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_open_error),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

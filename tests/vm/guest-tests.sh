@@ -1,0 +1,251 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
+#
+#   guest-tests.sh [GROUP...]    groups: scx error stress partial bench
+#                                (default: all of them)
+#
+# Prints one "ok N - name" / "not ok N - name" line per test, "# ..."
+# diagnostics, and ends with the plain "N passed, N failed" line that
+# tests/vm/run.sh relays.  The MSR actuation goes to stand-in files under
+# /tmp/msr (the TCG guest has no HWP), so the floor's effect is visible as
+# the HWP_REQUEST min field.
+PATH=/bin:/sbin
+GOV=/bin/govloader
+BENCH=/bin/scxbench
+SCX=/sys/kernel/sched_ext
+MSR=/tmp/msr
+LOG=/tmp/gov.log
+n=0 pass=0 fail=0
+
+ok()  { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; [ -z "$2" ] || echo "# $2"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
+diag() { echo "# $*"; }
+
+state() { cat $SCX/state 2>/dev/null; }
+ops()   { cat $SCX/root/ops 2>/dev/null || cat $SCX/ops 2>/dev/null; }
+now()   { cut -d' ' -f1 /proc/uptime; }
+
+# wait_for SECS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	t=$(( $1 * 5 )); shift
+	while [ $t -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.2
+		t=$((t - 1))
+	done
+	return 1
+}
+is_state() { [ "$(state)" = "$1" ]; }
+is_enabled_bpfgov() { is_state enabled && [ "$(ops)" = bpfgov ]; }
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# Stand-in MSR files: IA32_PM_ENABLE (0x770) = 1, HWP_CAPABILITIES (0x771)
+# lowest 8 / efficient 16 / guaranteed 30 / highest 40, HWP_REQUEST (0x774)
+# min 8, max 40, EPP 0x80.  MSR X is the 8 bytes at offset 8*X.
+put_msr() { # file msr octal-bytes
+	printf "$3" | dd of="$1" bs=8 seek=$(($2)) conv=notrunc 2>/dev/null
+}
+make_msr() {
+	rm -rf $MSR
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		mkdir -p $MSR/$c
+		dd if=/dev/zero of=$MSR/$c/msr bs=8 count=$((0x800)) 2>/dev/null
+		put_msr $MSR/$c/msr 0x770 '\001\000\000\000\000\000\000\000'
+		put_msr $MSR/$c/msr 0x771 '\050\036\020\010\000\000\000\000'
+		put_msr $MSR/$c/msr 0x774 '\010\050\000\200\000\000\000\000'
+	done
+}
+# HWP_REQUEST min field (bits 7:0) of a CPU's stand-in.
+msr_min() { dd if=$MSR/$1/msr bs=8 skip=$((0x774)) count=1 2>/dev/null | od -An -tu1 | awk '{print $1}'; }
+msr_req() { dd if=$MSR/$1/msr bs=8 skip=$((0x774)) count=1 2>/dev/null | od -An -tx1 | tr -d ' \n'; }
+max_min() {
+	m=0
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		v=$(msr_min $c); [ "${v:-0}" -gt $m ] && m=$v
+	done
+	echo $m
+}
+
+# status --json field of one CPU (first match).
+cpu_field() { # cpu field
+	$GOV status --json 2>/dev/null | tr '{' '\n' | grep "^\"cpu\":$1," |
+		sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" | head -n1
+}
+max_field() { # field -> max over CPUs
+	m=0
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		v=$(cpu_field $c $1); v=${v%.*}; [ "${v:-0}" -gt $m ] && m=$v
+	done
+	echo $m
+}
+
+# start_gov ARGS...: start govloader in scx mode in the background, wait
+# until the kernel runs it.  Sets $gpid.
+start_gov() {
+	: > $LOG
+	$GOV start --mode scx --msr-root $MSR --backend intel-hwp "$@" > $LOG 2>&1 &
+	gpid=$!
+	t0=$(now)
+	wait_for 60 is_enabled_bpfgov
+	r=$?
+	diag "govloader pid $gpid: state $(state), ops '$(ops)' after $(awk "BEGIN{print $(now) - $t0}") s"
+	return $r
+}
+stop_gov() {
+	$GOV stop --timeout 20 > /tmp/stop.log 2>&1
+	src=$?
+	wait $gpid 2>/dev/null
+	grc=$?
+	diag "stop rc=$src, govloader rc=$grc"
+	[ $src = 0 ] && [ $grc = 0 ]
+}
+dump_log() { sed 's/^/#   /' $LOG | tail -n ${1:-15}; }
+
+groups=${*:-scx error stress partial bench}
+want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
+
+echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
+check "kernel has sched_ext, idle at boot (state $(state))" is_state disabled
+[ -x $GOV ] || nok "govloader present in the initramfs"
+
+if want scx && [ -x $GOV ]; then
+	make_msr
+	orig=$(msr_req 0)
+	if start_gov; then
+		ok "start --mode scx: state enabled, root/ops is bpfgov"
+	else
+		nok "start --mode scx: state enabled, root/ops is bpfgov"
+		dump_log 30
+	fi
+	alive $gpid && ok "govloader keeps running" || nok "govloader keeps running"
+	check "status reports mode scx" sh -c "$GOV status --json | grep -q '\"mode\":\"scx\"'"
+
+	# tail --json: a reader on the tap ring while load comes and goes.
+	timeout 30 $GOV tail --json --count 4 > /tmp/tail.json 2>/tmp/tail.err &
+	tpid=$!
+	sleep 1
+
+	# Busy: both CPUs spin -> util, floor and the MSR min go up.
+	$BENCH spin 2 3 > /dev/null
+	u_busy=$(max_field util); f_busy=$(max_field floor); m_busy=$(max_min)
+	diag "busy: max util $u_busy, max floor $f_busy, max HWP min $m_busy (orig 8)"
+	check "busy workload raises util (>= 600)" [ "${u_busy:-0}" -ge 600 ]
+	check "busy workload raises the floor (>= 600)" [ "${f_busy:-0}" -ge 600 ]
+	check "fake --msr-root: HWP_REQUEST min moved up (> 8)" [ "${m_busy:-0}" -gt 8 ]
+
+	# Sleep: nothing runs but the shell -> util and floor fall.
+	sleep 3
+	u_idle=$(max_field util); f_idle=$(max_field floor); m_idle=$(max_min)
+	diag "idle: max util $u_idle, max floor $f_idle, max HWP min $m_idle"
+	check "sleep lets util fall (< busy/2)" [ "${u_idle:-9999}" -lt $((u_busy / 2)) ]
+	check "sleep lets the floor fall (< busy/2)" [ "${f_idle:-9999}" -lt $((f_busy / 2)) ]
+
+	# Decision counters moved: records reached `start` through `events`.
+	fc=$(max_field floor_changes)
+	check "floor decisions made ($fc)" [ "${fc:-0}" -gt 0 ]
+	$BENCH threads 4 1 > /dev/null
+	wait $tpid
+	nt=$(grep -c '"kind"' /tmp/tail.json)
+	diag "tail --json got $nt records; first: $(head -n1 /tmp/tail.json)"
+	check "tail --json receives decision records" [ "$nt" -ge 1 ]
+
+	stop_gov; r=$?
+	check "stop: govloader exits 0" [ $r = 0 ]
+	check "stop: state back to disabled" wait_for 5 is_state disabled
+	now_req=$(msr_req 0)
+	diag "HWP_REQUEST cpu0 before $orig after $now_req"
+	check "stop: HWP_REQUEST restored byte-exact" [ "$now_req" = "$orig" ]
+	grep -q 'restored' $LOG && ok "stop: govloader reports the restore" ||
+		{ nok "stop: govloader reports the restore"; dump_log; }
+fi
+
+if want error && [ -x $GOV ]; then
+	make_msr
+	orig=$(msr_req 0)
+	: > $LOG
+	$GOV start --mode scx --msr-root $MSR --backend intel-hwp --test-scx-error-after 3 > $LOG 2>&1 &
+	gpid=$!
+	wait_for 60 is_enabled_bpfgov && ok "error test: attached" || nok "error test: attached"
+	$BENCH spin 2 2 > /dev/null &
+	wait $gpid
+	grc=$?
+	diag "govloader rc=$grc, state $(state)"
+	dump_log 8
+	check "BPF error: govloader exits non-zero" [ $grc != 0 ]
+	check "BPF error: kernel ejected the scheduler (state disabled)" wait_for 5 is_state disabled
+	check "BPF error: reason reported (scx_bpf_error + message)" \
+		sh -c "grep -q 'scx_bpf_error' $LOG && grep -q 'test-only error' $LOG"
+	check "BPF error: HWP_REQUEST restored" [ "$(msr_req 0)" = "$orig" ]
+	check "BPF error: kernel log names the error" sh -c "dmesg | grep -q 'bpfgov.*disabled (scx_bpf_error)'"
+	wait
+fi
+
+if want stress && [ -x $GOV ]; then
+	make_msr
+	if start_gov; then
+		# 8 spinners + 16 sleepy workers on 2 CPUs for 20 s: the watchdog
+		# (10 s timeout) fires if any runnable task waits too long.
+		$BENCH spin 8 20 > /tmp/spin.out &
+		$BENCH threads 16 20 > /tmp/thr.out &
+		wait
+		diag "stress: $(cat /tmp/spin.out) / $(cat /tmp/thr.out)"
+		check "stress: still enabled after 20 s overload" is_enabled_bpfgov
+		check "stress: govloader still running" alive $gpid
+		check "stress: no watchdog/stall exit" sh -c "! dmesg | grep -qi 'stall\|watchdog'"
+		stop_gov
+		check "stress: clean stop" wait_for 5 is_state disabled
+	else
+		nok "stress: attach"; dump_log
+	fi
+fi
+
+if want partial && [ -x $GOV ]; then
+	make_msr
+	if start_gov --scx-partial; then
+		ok "partial: attached"
+		check "partial: switch_all is 0" [ "$(cat $SCX/switch_all)" = 0 ]
+		out=$($BENCH ext 2 2>&1)
+		diag "SCHED_EXT task: $(echo $out)"
+		check "partial: a SCHED_EXT task runs under bpfgov" sh -c "echo '$out' | grep -q '^ext [1-9]'"
+		stop_gov
+		check "partial: clean stop" wait_for 5 is_state disabled
+	else
+		nok "partial: attached"; dump_log
+	fi
+fi
+
+if want bench; then
+	# Same workloads under the kernel's default scheduler and under bpfgov
+	# (dry-run: no actuation, so only scheduling differs), A/B/A/B.
+	S=${BENCH_SECS:-3}
+	bench_round() { # label
+		pp=$($BENCH pingpong $S | awk '{print $2}')
+		th=$($BENCH threads 8 $S | awk '{print $2}')
+		echo "$1 $pp $th" >> /tmp/bench.txt
+		diag "bench $1: pingpong $pp loops/s, threads $th chunks/s"
+	}
+	: > /tmp/bench.txt
+	for round in 1 2; do
+		bench_round default
+		if [ -x $GOV ] && start_gov --dry-run; then
+			bench_round bpfgov
+			stop_gov
+			wait_for 5 is_state disabled
+		else
+			nok "bench: bpfgov attach"
+		fi
+	done
+	res=$(awk '{pp[$1]+=$2; th[$1]+=$3; n[$1]++}
+		END { if (!n["default"] || !n["bpfgov"] || !pp["default"] || !th["default"]) { print "none"; exit }
+		      printf "pingpong_default=%.0f pingpong_bpfgov=%.0f pingpong_ratio=%.3f threads_default=%.0f threads_bpfgov=%.0f threads_ratio=%.3f\n",
+			pp["default"]/n["default"], pp["bpfgov"]/n["bpfgov"], (pp["bpfgov"]/n["bpfgov"])/(pp["default"]/n["default"]),
+			th["default"]/n["default"], th["bpfgov"]/n["bpfgov"], (th["bpfgov"]/n["bpfgov"])/(th["default"]/n["default"]) }' /tmp/bench.txt)
+	echo "BENCH $res"
+	check "bench: both schedulers measured" [ "$res" != none ]
+fi
+
+dmesg | grep 'sched_ext' | sed 's/^/# dmesg: /' | tail -n 20
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# run.sh [--timeout SECS] [--kernel VMLINUZ] [--initrd CPIO] [--log FILE] [-- GUEST-ARGS]
+#
+# Boot the sched_ext kernel under QEMU (TCG: KVM is broken on this host) with
+# the test initramfs, stream the guest's serial console, and exit non-zero
+# unless the guest test script reported "N passed, 0 failed" with N > 0.
+# GUEST-ARGS reach tests/vm/guest-tests.sh (e.g. a list of test names, or
+# "bench" for the scheduler comparison).
+#
+# The last line printed is always a plain "N passed, N failed" summary; a
+# boot failure or timeout counts as one more failure.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$top/build}
+timeout_s=${VM_TIMEOUT:-600}
+kernel=
+initrd=$BUILD/vm/initrd.cpio
+log=$BUILD/vm/check-vm.log
+mem=${VM_MEM:-1024}
+guest_args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--timeout) timeout_s=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--) shift; guest_args=("$@"); break ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+if [ -z "$kernel" ]; then
+	ver=$("$top/scripts/fetch-vm-kernel.sh" "$BUILD/vm" | tail -n1) || {
+		echo "run.sh: cannot fetch the VM kernel"; echo "0 passed, 1 failed"; exit 1; }
+	kernel=$BUILD/vm/vmlinuz
+	echo "run.sh: kernel $ver"
+fi
+[ -f "$initrd" ] || { echo "run.sh: no initramfs $initrd"; echo "0 passed, 1 failed"; exit 1; }
+
+append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init"
+[ ${#guest_args[@]} -gt 0 ] && append="$append -- ${guest_args[*]}"
+
+mkdir -p "$(dirname "$log")"
+echo "run.sh: qemu tcg, 2 vCPUs, ${mem} MiB, timeout ${timeout_s}s, log $log"
+start=$(date +%s)
+# The serial console ends lines with CR LF; strip the CR so summary lines
+# are plain.  stdin is /dev/null: qemu must not read the caller's terminal.
+timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem" \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	-nographic -no-reboot -nodefaults -serial stdio -monitor none \
+	< /dev/null 2>&1 | tr -d '\r' | tee "$log"
+qrc=${PIPESTATUS[0]}
+echo "run.sh: qemu exited rc=$qrc after $(( $(date +%s) - start ))s"
+
+summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+passed=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<<"$summary")
+failed=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p' <<<"$summary")
+passed=${passed:-0}
+failed=${failed:-0}
+rc=0
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "run.sh: TIMEOUT after ${timeout_s}s"
+	failed=$((failed + 1))
+elif [ -z "$summary" ]; then
+	echo "run.sh: the guest printed no summary (boot failure or crash?)"
+	failed=$((failed + 1))
+elif ! grep -q '^GUEST-EXIT rc=' "$log"; then
+	echo "run.sh: the guest did not finish cleanly"
+	failed=$((failed + 1))
+fi
+if grep -q 'Kernel panic' "$log"; then
+	echo "run.sh: guest kernel panic"
+	failed=$((failed + 1))
+fi
+[ "$failed" -gt 0 ] || [ "$passed" -eq 0 ] && rc=1
+echo "$passed passed, $failed failed"
+exit $rc

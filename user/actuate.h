@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Actuation backends: apply a CPU's floor (0..1024) and idle pick to the
+ * hardware or kernel knobs, saving every original first and restoring it on
+ * every exit path. User-space only.
+ */
+#ifndef __BPFGOV_ACTUATE_H
+#define __BPFGOV_ACTUATE_H
+
+#ifdef __BPF__
+#error "user/actuate.h is for user space only"
+#endif
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include "bpfgov.h"
+
+enum act_backend {
+	ACT_AUTO = 0,		/* intel-hwp, amd-cppc, cpufreq, none: first that works */
+	ACT_NONE,
+	ACT_INTEL_HWP,
+	ACT_AMD_CPPC,
+	ACT_CPUFREQ,
+};
+
+struct act_opts {
+	const char *msr_root;	/* default "/dev/cpu": <root>/<cpu>/msr */
+	const char *sysfs_root;	/* default "/sys" */
+	enum act_backend backend;
+	bool dry_run;		/* write nothing, log what would be written */
+	bool floor;		/* apply floors (default true) */
+	bool idle;		/* apply idle picks (default true) */
+	int nr_cpus;		/* CPUs 0..nr_cpus-1 (possible CPUs) */
+};
+
+/* What `status` shows for one CPU. */
+struct act_cpu_info {
+	bool online;
+	__u32 hw_min;		/* min field now (backend units), or kHz for cpufreq */
+	__u32 hw_lowest;	/* backend's lowest / highest, in the same units */
+	__u32 hw_highest;
+	__u32 last_floor;	/* last floor applied (0..1024) */
+	__u32 last_pick;	/* last idle pick applied */
+	__u64 writes;		/* successful writes */
+	__u64 reasserts;	/* rewrites after someone else changed the register */
+	__u64 errors;
+};
+
+struct actuator;
+
+/* Probe and open. On ACT_AUTO with nothing usable the backend is ACT_NONE
+ * and act_missing() says what is missing and how to get it. Returns 0 or
+ * -errno (with one clear pr_warn line). Nothing is written here. */
+int act_open(struct actuator **out, const struct act_opts *o);
+enum act_backend act_backend(const struct actuator *a);
+const char *act_backend_name(enum act_backend b);
+int act_backend_parse(const char *s, enum act_backend *out);	/* -EINVAL if unknown */
+const char *act_missing(const struct actuator *a);		/* NULL when a backend works */
+bool act_idle_available(const struct actuator *a);		/* per-CPU PM QoS files exist */
+
+/* Apply a floor (0..1024) to @cpu. Saves the original before the first
+ * write, writes only on change, re-asserts when a read-back differs from
+ * what was last written. 0 or -errno. */
+int act_set_floor(struct actuator *a, int cpu, __u32 floor);
+/* Apply idle pick @pick for @cpu, given the idle-state table in @c:
+ * a polling state -> "n/a" in pm_qos_resume_latency_us; the deepest state or
+ * BPFGOV_NO_STATE -> the original value; state k in between -> k's exit
+ * latency (at least 1, never looser than the original). Under menu/teo the
+ * cpuidle stateK/disable knobs deeper than the pick are set too. With
+ * nr_states 0 (no cpuidle driver) nothing is written. -EINVAL for a pick
+ * beyond the table.
+ * Both setters skip a request equal to the last one applied to that CPU;
+ * changes made by others are caught by act_reassert(). In dry-run, counters
+ * (writes) and act_cpu_info().hw_min show what would have been written. */
+int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_config *c);
+/* Read back every written register/file and re-assert where someone else
+ * changed it; returns the number of re-assertions or -errno. */
+int act_reassert(struct actuator *a);
+/* Restore every saved original (idempotent). 0 or the first -errno. */
+int act_restore(struct actuator *a);
+/* Registers/files whose original is saved and not yet restored. */
+int act_pending(const struct actuator *a);
+int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out);
+/* The PM QoS resume latency limit that was in force before bpfgov
+ * (microseconds, 0 = none), so the policy honours it. */
+__u32 act_orig_qos_us(const struct actuator *a, int cpu);
+/* Restore, then free. NULL is fine. */
+void act_close(struct actuator *a);
+
+/* act_orig_qos_us() values: 0 = no constraint ("0" in the file), a number =
+ * that limit in us, and ACT_QOS_POLL_ONLY (1) for "n/a" (no latency
+ * allowed: every governor polls). */
+#define ACT_QOS_POLL_ONLY	1u
+
+/* What act_save_original() captured, handed to the save hook once per
+ * register/file before the first write to it (and again after a restore
+ * when it is written anew). A future state journal (crash safety) hooks in
+ * here: if the hook returns non-zero the write is not done and that value
+ * is returned. Never called in dry-run (nothing is written). */
+struct act_saved {
+	int cpu;
+	bool is_msr;
+	const char *path;	/* the msr device/stand-in, or the sysfs file */
+	__u32 msr;		/* is_msr: register number */
+	__u64 msr_val;		/* is_msr: the original 8 bytes */
+	const char *text;	/* !is_msr: the original content, exact */
+	__u32 len;		/* !is_msr: its length in bytes */
+};
+typedef int (*act_save_hook_fn)(void *ctx, const struct act_saved *s);
+void act_set_save_hook(struct actuator *a, act_save_hook_fn fn, void *ctx);
+
+/* The one primitive where a stand-in file and the msr device differ:
+ * /dev/cpu/N/msr reads MSR X at offset X, a regular file at offset 8*X. */
+int msr_read(int fd, bool is_file, __u32 msr, __u64 *val);
+int msr_write(int fd, bool is_file, __u32 msr, __u64 val);
+
+#endif /* __BPFGOV_ACTUATE_H */

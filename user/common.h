@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by govloader's subcommands. User space only. */
+#ifndef __BPFGOV_COMMON_H
+#define __BPFGOV_COMMON_H
+
+#ifdef __BPF__
+#error "user/common.h is for user space only"
+#endif
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "bpfgov.h"
+
+#define DEFAULT_PIN_ROOT	"/sys/fs/bpf/bpfgov"
+#define DEFAULT_RUN_DIR		"/run/bpfgov"
+#define DEFAULT_SYSFS_ROOT	"/sys"
+#define DEFAULT_MSR_ROOT	"/dev/cpu"
+
+/* Exit codes: 0 ok, 1 runtime error, 2 usage error, 3 not running. */
+#define EXIT_USAGE		2
+#define EXIT_NOT_RUNNING	3
+
+/* The maps every mode pins, by name (see bpf/bpfgov_common.bpf.h). */
+extern const char *const gov_pinned_maps[];
+
+/* --- paths, bpffs, pins (pins.c) --- */
+const char *gov_run_dir(void);		/* $BPFGOV_RUN_DIR or /run/bpfgov */
+int pins_prepare(const char *pin_root);	/* bpffs mounted, root dir exists */
+int pins_remove(const char *pin_root);	/* unlink our pins, rmdir; 0 if none */
+bool pins_present(const char *pin_root);
+int pins_open_map(const char *pin_root, const char *name);	/* fd or -errno */
+
+/* --- single-instance lock (pins.c) --- */
+/* Take the lock (non-blocking). On -EBUSY *owner is the live owner. */
+int gov_lock_take(int *fd, pid_t *owner);
+/* Live owner's pid, 0 if nobody holds the lock. */
+pid_t gov_lock_owner(void);
+void gov_lock_release(int fd);
+
+/* --- system facts (sysinfo.c) --- */
+int sys_nr_cpus(void);
+/* Fill the idle-state table of @c from <sysfs_root>'s cpuidle driver;
+ * without one, model the kernel's poll/halt pair. Writes the driver name
+ * ("none" without one) to @driver. */
+int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c,
+		   char *driver, size_t len);
+/* cpufreq transition latency in us (0 when unknown). */
+__u32 sys_transition_latency_us(const char *sysfs_root);
+bool sys_have_sched_ext(void);
+bool sys_have_btf(const char *btf_path);
+
+/* --- names (names.c) --- */
+const char *ev_kind_name(__u32 kind);
+const char *ev_reason_name(__u32 reason);
+const char *mode_name(__u32 mode);
+
+/* --- parsing (names.c) --- */
+/* Whole-string unsigned/double parse with range; -EINVAL / -ERANGE. */
+int parse_u32(const char *s, __u32 lo, __u32 hi, __u32 *out);
+int parse_seconds(const char *s, double *out);
+
+#endif /* __BPFGOV_COMMON_H */

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * govloader: loads bpfgov's BPF programs, pins their state, applies the
+ * decisions they stream, and inspects a running instance.
+ *
+ * Each subcommand is a do_*() function; start's work is split into small
+ * steps with one cleanup path that undoes them in reverse order, restoring
+ * every MSR and sysfs knob that was written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfgov.h"
+#include "bpfgov_policy.h"
+#include "bpfgov_tunables.h"
+#include "actuate.h"
+#include "common.h"
+#include "gov.h"
+#include "log.h"
+#include "tunables.h"
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "start",  do_start,  "load the governor and apply its decisions" },
+	{ "stop",   do_stop,   "stop the running instance and wait until it restored" },
+	{ "status", do_status, "state of the running instance (--json)" },
+	{ "tail",   do_tail,   "stream live decisions (--json, --cpu N, --count N)" },
+	{ "dump",   do_dump,   "pinned maps in readable form" },
+/*@REPLAY@*/
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	const struct cmd *c;
+
+	fprintf(f, "Usage: govloader [-v|-q] COMMAND [OPTIONS]\n\nCommands:\n");
+	for (c = cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->help);
+	fprintf(f, "\n'govloader COMMAND --help' shows each command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	int i = 1;
+
+	/* Global verbosity before the command; commands accept it too. */
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			log_level = LOG_DEBUG;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			log_level = LOG_WARN;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			pr_warn("unknown option '%s' (try 'govloader --help')\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		pr_warn("no command given (try 'govloader --help')\n");
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[i], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (c = cmds; c->name; c++) {
+		if (!strcmp(c->name, argv[i])) {
+			optind = 1;
+			return c->fn(argc - i, argv + i);
+		}
+	}
+	pr_warn("unknown command '%s' (try 'govloader --help')\n", argv[i]);
+	return EXIT_USAGE;
+}

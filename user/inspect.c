@@ -1,0 +1,575 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Subcommands that talk to a running instance: stop, status, tail, dump.
+ * They only need the pinned maps, the lock and the status file, so they
+ * work the same for every mode.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "bpfgov.h"
+#include "common.h"
+#include "gov.h"
+#include "log.h"
+#include "tap.h"
+#include "tunables.h"
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Common option parsing for the inspection commands. Returns 0, 1 for
+ * --help (already printed) or -EINVAL (already reported).
+ */
+struct insp_opts {
+	const char *pin_root;
+	bool json;
+	bool all;
+	long cpu;
+	long count;
+	double timeout;
+};
+
+enum { O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT };
+
+static int parse_insp(const char *cmd, const char *usage, int argc, char **argv,
+		      const char *allowed, struct insp_opts *o)
+{
+	static const struct option lo[] = {
+		{ "pin-root", required_argument, NULL, O_PIN },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "all", no_argument, NULL, O_ALL },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *name;
+	__u32 v;
+	int c, idx;
+
+	o->pin_root = DEFAULT_PIN_ROOT;
+	o->cpu = -1;
+	o->count = -1;
+	o->timeout = 15;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":vqh", lo, &idx)) != -1) {
+		if (c >= O_PIN && c <= O_TIMEOUT) {
+			name = lo[c - O_PIN].name;
+			if (!strstr(allowed, name)) {
+				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
+					cmd, name, cmd);
+				return -EINVAL;
+			}
+		}
+		switch (c) {
+		case O_PIN: o->pin_root = optarg; break;
+		case O_JSON: o->json = true; break;
+		case O_ALL: o->all = true; break;
+		case O_CPU:
+			if (parse_u32(optarg, 0, BPFGOV_MAX_CPUS - 1, &v)) {
+				pr_warn("%s: --cpu '%s': expected a CPU number\n", cmd, optarg);
+				return -EINVAL;
+			}
+			o->cpu = v;
+			break;
+		case O_COUNT:
+			if (parse_u32(optarg, 1, 0x7fffffff, &v)) {
+				pr_warn("%s: --count '%s': expected a number >= 1\n", cmd, optarg);
+				return -EINVAL;
+			}
+			o->count = v;
+			break;
+		case O_TIMEOUT:
+			if (parse_seconds(optarg, &o->timeout)) {
+				pr_warn("%s: --timeout '%s': expected seconds > 0\n", cmd, optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v': log_level = LOG_DEBUG; break;
+		case 'q': log_level = LOG_WARN; break;
+		case 'h': fputs(usage, stdout); return 1;
+		case ':':
+			pr_warn("%s: option '%s' needs a value (try 'govloader %s --help')\n",
+				cmd, argv[optind - 1], cmd);
+			return -EINVAL;
+		default:
+			pr_warn("%s: unknown option '%s' (try 'govloader %s --help')\n",
+				cmd, argv[optind - 1], cmd);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		pr_warn("%s: unexpected argument '%s' (try 'govloader %s --help')\n",
+			cmd, argv[optind], cmd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- stop */
+
+static const char stop_usage[] =
+"Usage: govloader stop [--timeout S]\n"
+"Ask the running 'govloader start' to stop and wait until it has restored\n"
+"every knob it changed (default timeout 15 s). Exit 3 if nothing runs.\n";
+
+int do_stop(int argc, char **argv)
+{
+	struct insp_opts o = {};
+	__u64 end;
+	pid_t pid;
+	int err = parse_insp("stop", stop_usage, argc, argv, "timeout", &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	pid = gov_lock_owner();
+	if (!pid) {
+		pr_warn("bpfgov is not running\n");
+		return EXIT_NOT_RUNNING;
+	}
+	if (kill(pid, SIGTERM)) {
+		pr_warn("cannot signal pid %d: %s\n", (int)pid, strerror(errno));
+		return 1;
+	}
+	end = mono_ns() + (__u64)(o.timeout * 1e9);
+	while (gov_lock_owner() == pid) {
+		if (mono_ns() > end) {
+			pr_warn("pid %d did not stop within %.0f s\n", (int)pid, o.timeout);
+			return 1;
+		}
+		usleep(20000);
+	}
+	pr_info("stopped (pid %d) and restored\n", (int)pid);
+	return 0;
+}
+
+/* ---------------------------------------------------------- shared reads */
+
+struct snapshot {
+	int nr_cpus;
+	struct bpfgov_control ctl;
+	struct bpfgov_config cfg;
+	struct bpfgov_cpu_state *cpus;
+};
+
+static int snapshot_read(const char *pin_root, struct snapshot *s)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), zero = 0, cpu;
+	int cpu_fd, cfg_fd, ctl_fd, err = 0;
+
+	memset(s, 0, sizeof(*s));
+	cpu_fd = pins_open_map(pin_root, "cpu_state");
+	cfg_fd = pins_open_map(pin_root, "tunables");
+	ctl_fd = pins_open_map(pin_root, "control");
+	if (cpu_fd < 0 || cfg_fd < 0 || ctl_fd < 0) {
+		err = cpu_fd < 0 ? cpu_fd : cfg_fd < 0 ? cfg_fd : ctl_fd;
+		goto out;
+	}
+	if (bpf_map_get_info_by_fd(cpu_fd, &info, &len) ||
+	    bpf_map_lookup_elem(cfg_fd, &zero, &s->cfg) ||
+	    bpf_map_lookup_elem(ctl_fd, &zero, &s->ctl)) {
+		err = -errno;
+		goto out;
+	}
+	s->nr_cpus = info.max_entries;
+	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
+	if (!s->cpus) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (cpu = 0; cpu < (__u32)s->nr_cpus; cpu++) {
+		if (bpf_map_lookup_elem(cpu_fd, &cpu, &s->cpus[cpu])) {
+			err = -errno;
+			goto out;
+		}
+	}
+out:
+	if (cpu_fd >= 0)
+		close(cpu_fd);
+	if (cfg_fd >= 0)
+		close(cfg_fd);
+	if (ctl_fd >= 0)
+		close(ctl_fd);
+	return err;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = n + 8192);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, 4096, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	if (!buf)
+		return NULL;
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n'))
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* Is a running owner behind these pins? Explains what is wrong if not. */
+static int check_running(const char *pin_root, pid_t *owner)
+{
+	*owner = gov_lock_owner();
+	if (!*owner) {
+		if (pins_present(pin_root))
+			pr_warn("bpfgov is not running (stale pins under %s; the next start removes them)\n",
+				pin_root);
+		else
+			pr_warn("bpfgov is not running\n");
+		return EXIT_NOT_RUNNING;
+	}
+	if (!pins_present(pin_root)) {
+		pr_warn("bpfgov runs (pid %d) but has no pins under %s (see its --pin-root)\n",
+			(int)*owner, pin_root);
+		return 1;
+	}
+	return 0;
+}
+
+/* -------------------------------------------------------------- status */
+
+static const char status_usage[] =
+"Usage: govloader status [--json] [--pin-root DIR]\n"
+"Whether bpfgov runs, its mode, per-CPU util / floor / idle pick, actuator\n"
+"state, drops and the effective tunables. Exit 3 if it does not run.\n";
+
+static void status_json(const struct snapshot *s, pid_t owner, const char *act)
+{
+	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	size_t i;
+	int cpu, k;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		ev_drops += s->cpus[cpu].rb_drops;
+		tap_drops += s->cpus[cpu].tap_drops;
+	}
+	printf("{\"running\":true,\"pid\":%d,\"mode\":\"%s\",\"uptime_s\":%.1f,"
+	       "\"tap_reader_pid\":%u,\"drops\":{\"events\":%llu,\"tap\":%llu},\"actuator\":%s,\"cpus\":[",
+	       (int)owner, mode_name(s->ctl.mode), up / 1e9, s->ctl.tap_owner_pid,
+	       (unsigned long long)ev_drops, (unsigned long long)tap_drops, act ? act : "null");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		const struct bpfgov_cpu_state *c = &s->cpus[cpu];
+
+		printf("%s{\"cpu\":%d,\"util\":%u,\"target\":%u,\"floor\":%u,\"floor_reason\":\"%s\","
+		       "\"hold_floor\":%u,\"idle_pick\":%u,\"pick_reason\":\"%s\",\"busy\":%u,"
+		       "\"expected_idle_us\":%.1f,\"qos_limit_us\":%u,\"wake_cost_us\":[",
+		       cpu ? "," : "", cpu, c->util, c->target, c->floor,
+		       ev_reason_name(c->floor_reason), c->hold_floor, c->idle_pick,
+		       ev_reason_name(c->pick_reason), c->busy, c->expected_idle_ns / 1000.0,
+		       c->qos_limit_us);
+		for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++)
+			printf("%s%.1f", k ? "," : "", c->wake_cost_ns[k] / 1000.0);
+		printf("],\"switches\":%llu,\"idle_entries\":%llu,\"floor_changes\":%llu,"
+		       "\"pick_changes\":%llu,\"too_deep\":%llu,\"too_shallow\":%llu,\"gap_holds\":%llu,"
+		       "\"long_polls\":%llu,\"busy_ms\":%.1f,\"idle_ms\":%.1f,\"poll_ms\":%.1f}",
+		       (unsigned long long)c->nr_switches, (unsigned long long)c->nr_idle,
+		       (unsigned long long)c->nr_floor_changes, (unsigned long long)c->nr_pick_changes,
+		       (unsigned long long)c->nr_too_deep, (unsigned long long)c->nr_too_shallow,
+		       (unsigned long long)c->nr_gap_holds, (unsigned long long)c->nr_long_polls,
+		       c->busy_ns / 1e6, c->idle_ns / 1e6, c->poll_ns / 1e6);
+	}
+	printf("],\"tunables\":{");
+	for (i = 0; i < tunable_count; i++)
+		printf("%s\"%s\":%u", i ? "," : "", tunable_table[i].name,
+		       tunable_get(&s->cfg, &tunable_table[i]));
+	printf("}}\n");
+}
+
+static void status_text(const struct snapshot *s, pid_t owner, const char *act)
+{
+	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	size_t i;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		ev_drops += s->cpus[cpu].rb_drops;
+		tap_drops += s->cpus[cpu].tap_drops;
+	}
+	printf("bpfgov running: pid %d, mode %s, up %.1f s, %d CPUs\n", (int)owner,
+	       mode_name(s->ctl.mode), up / 1e9, s->nr_cpus);
+	printf("drops: events %llu, tap %llu; tap reader: %s\n", (unsigned long long)ev_drops,
+	       (unsigned long long)tap_drops, s->ctl.tap_owner_pid ? "attached" : "none");
+	printf("actuator: %s\n", act ? act : "(no status published yet)");
+	printf("%4s %5s %6s %5s %-10s %5s %4s %-9s %10s %9s %9s %9s\n", "CPU", "UTIL", "TARGET",
+	       "FLOOR", "WHY", "HOLD", "PICK", "WHY", "EXP_IDLEus", "COST1_us", "TOO_DEEP",
+	       "SHALLOW");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		const struct bpfgov_cpu_state *c = &s->cpus[cpu];
+
+		printf("%4d %5u %6u %5u %-10s %5u %4u %-9s %10.1f %9.1f %9llu %9llu\n", cpu, c->util,
+		       c->target, c->floor, ev_reason_name(c->floor_reason), c->hold_floor,
+		       c->idle_pick, ev_reason_name(c->pick_reason), c->expected_idle_ns / 1000.0,
+		       c->wake_cost_ns[1] / 1000.0, (unsigned long long)c->nr_too_deep,
+		       (unsigned long long)c->nr_too_shallow);
+	}
+	printf("tunables:");
+	for (i = 0; i < tunable_count; i++)
+		printf("%s%s=%u", i % 5 ? " " : "\n  ", tunable_table[i].name,
+		       tunable_get(&s->cfg, &tunable_table[i]));
+	printf("\n");
+}
+
+int do_status(int argc, char **argv)
+{
+	struct insp_opts o = {};
+	struct snapshot s;
+	char path[PATH_MAX], *act;
+	pid_t owner;
+	int err = parse_insp("status", status_usage, argc, argv, "pin-root json", &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	err = check_running(o.pin_root, &owner);
+	if (err) {
+		if (o.json && err == EXIT_NOT_RUNNING)
+			printf("{\"running\":false}\n");
+		return err;
+	}
+	err = snapshot_read(o.pin_root, &s);
+	if (err) {
+		pr_warn("cannot read the pinned maps under %s: %s\n", o.pin_root, strerror(-err));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
+	act = read_file(path);
+	if (o.json)
+		status_json(&s, owner, act);
+	else
+		status_text(&s, owner, act);
+	free(act);
+	free(s.cpus);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- tail */
+
+static const char tail_usage[] =
+"Usage: govloader tail [--json] [--cpu N] [--count N] [--all] [--pin-root DIR]\n"
+"Stream live decisions of the running instance. It reads its own ring\n"
+"buffer ('tap'), so it never takes records 'start' needs to actuate.\n"
+"  --all      also per-event detail: idle exits, busy runs, idle gaps, wake latencies\n"
+"  --count N  stop after N records\n";
+
+struct tail_ctx {
+	struct insp_opts *o;
+	long printed;
+};
+
+void print_event(FILE *f, const struct bpfgov_event *e, int json)
+{
+	if (json)
+		fprintf(f, "{\"ts_ns\":%llu,\"cpu\":%u,\"kind\":\"%s\",\"reason\":\"%s\",\"util\":%u,"
+			"\"floor\":%u,\"idle_pick\":%u,\"dur_ns\":%llu,\"arg0\":%u,\"seq\":%u}\n",
+			(unsigned long long)e->ts_ns, e->cpu, ev_kind_name(e->kind),
+			ev_reason_name(e->reason), e->util, e->floor, e->idle_pick,
+			(unsigned long long)e->dur_ns, e->arg0, e->seq);
+	else
+		fprintf(f, "%14.6f cpu%-3u %-9s %-10s util %4u floor %4u pick %u dur %.1fus\n",
+			e->ts_ns / 1e9, e->cpu, ev_kind_name(e->kind), ev_reason_name(e->reason),
+			e->util, e->floor, e->idle_pick, e->dur_ns / 1000.0);
+}
+
+static int on_tail(void *ctx, void *data, size_t size)
+{
+	struct tail_ctx *t = ctx;
+	const struct bpfgov_event *e = data;
+
+	if (size < sizeof(*e))
+		return 0;
+	if (t->o->cpu >= 0 && e->cpu != (__u32)t->o->cpu)
+		return 0;
+	if (t->o->count >= 0 && t->printed >= t->o->count)
+		return 1;	/* stop consuming: we are done */
+	print_event(stdout, e, t->o->json);
+	t->printed++;
+	return 0;
+}
+
+int do_tail(int argc, char **argv)
+{
+	struct insp_opts o = {};
+	struct tail_ctx t = { .o = &o };
+	struct tap *tap = NULL;
+	int ret = 0;
+	__u32 kinds;
+	__u64 next_check;
+	pid_t owner;
+	int err = parse_insp("tail", tail_usage, argc, argv, "pin-root json cpu count all", &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	err = check_running(o.pin_root, &owner);
+	if (err)
+		return err;
+	kinds = (1u << BPFGOV_EV_FLOOR) | (1u << BPFGOV_EV_PICK) | (1u << BPFGOV_EV_EXIT);
+	if (o.all)
+		kinds |= (1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_BUSY) |
+			 (1u << BPFGOV_EV_WAKE_LAT) | (1u << BPFGOV_EV_IDLE_GAP);
+	err = tap_open(o.pin_root, kinds, on_tail, &t, &tap);
+	if (err)
+		return 1;
+	catch_signals();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	next_check = mono_ns() + 1000000000ull;
+	while (!exiting && (o.count < 0 || t.printed < o.count)) {
+		err = tap_poll(tap, 200);
+		if (err < 0) {
+			pr_warn("tail: ring buffer poll failed: %s\n", strerror(-err));
+			ret = 1;
+			break;
+		}
+		if (mono_ns() >= next_check) {
+			if (!tap_loader_alive(tap)) {
+				pr_warn("tail: bpfgov stopped\n");
+				ret = 1;
+				break;
+			}
+			next_check += 1000000000ull;
+		}
+	}
+	tap_close(tap);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- dump */
+
+static const char dump_usage[] =
+"Usage: govloader dump [--pin-root DIR]\n"
+"Print the pinned maps (tunables, control, cpu_state) with their BTF field\n"
+"names, like 'bpftool map dump pinned DIR/cpu_state'.\n";
+
+static void dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	(void)ctx;
+	vprintf(fmt, args);
+}
+
+static int dump_map(const char *pin_root, const char *name)
+{
+	LIBBPF_OPTS(btf_dump_type_data_opts, dopts, .compact = false, .emit_zeroes = true);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), key;
+	struct btf_dump *d = NULL;
+	struct btf *btf = NULL;
+	void *val = NULL;
+	int fd, err = 0;
+
+	fd = pins_open_map(pin_root, name);
+	if (fd < 0)
+		return fd;
+	if (bpf_map_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (!btf) {
+		err = -errno;
+		goto out;
+	}
+	d = btf_dump__new(btf, dump_printf, NULL, NULL);
+	val = calloc(1, info.value_size);
+	if (!d || !val) {
+		err = -ENOMEM;
+		goto out;
+	}
+	printf("== %s (%u entries)\n", name, info.max_entries);
+	for (key = 0; key < info.max_entries; key++) {
+		if (bpf_map_lookup_elem(fd, &key, val)) {
+			err = -errno;
+			goto out;
+		}
+		printf("[%u] = ", key);
+		err = btf_dump__dump_type_data(d, info.btf_value_type_id, val, info.value_size, &dopts);
+		printf("\n");
+		if (err < 0)
+			goto out;
+		err = 0;
+	}
+out:
+	free(val);
+	btf_dump__free(d);
+	btf__free(btf);
+	close(fd);
+	return err;
+}
+
+int do_dump(int argc, char **argv)
+{
+	static const char *const maps[] = { "tunables", "control", "cpu_state", NULL };
+	struct insp_opts o = {};
+	pid_t owner;
+	int i, err = parse_insp("dump", dump_usage, argc, argv, "pin-root", &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	if (!pins_present(o.pin_root)) {
+		pr_warn("nothing pinned under %s: bpfgov is not running\n", o.pin_root);
+		return EXIT_NOT_RUNNING;
+	}
+	owner = gov_lock_owner();
+	if (!owner)
+		pr_warn("note: no live owner; these pins are stale\n");
+	for (i = 0; maps[i]; i++) {
+		err = dump_map(o.pin_root, maps[i]);
+		if (err) {
+			pr_warn("cannot dump %s/%s: %s\n", o.pin_root, maps[i], strerror(-err));
+			return 1;
+		}
+	}
+	return 0;
+}

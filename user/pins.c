@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pin root, bpffs and the single-instance lock. Every mode pins the same
+ * maps by name under one root (LIBBPF_PIN_BY_NAME), so status/tail/dump
+ * work without knowing which mode produced them. The lock, not a pid file,
+ * says whether an owner is alive: a dead owner's flock is gone with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include "common.h"
+#include "log.h"
+
+const char *const gov_pinned_maps[] = {
+	"cpu_state", "tunables", "control", "events", "tap", NULL,
+};
+
+const char *gov_run_dir(void)
+{
+	const char *d = getenv("BPFGOV_RUN_DIR");
+
+	return d && *d ? d : DEFAULT_RUN_DIR;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+	char *p;
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int pins_prepare(const char *pin_root)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	int err;
+
+	if (!pin_root || pin_root[0] != '/') {
+		pr_warn("pin root '%s' must be an absolute path\n", pin_root ? pin_root : "");
+		return -EINVAL;
+	}
+	if (strlen(pin_root) >= sizeof(parent)) {
+		pr_warn("pin root '%s' is too long\n", pin_root);
+		return -ENAMETOOLONG;
+	}
+	strcpy(parent, pin_root);
+	slash = strrchr(parent, '/');
+	if (slash == parent)
+		parent[1] = '\0';
+	else
+		*slash = '\0';
+
+	/* bpffs is not mounted by default on some systems: mount the
+	 * standard one if our root lives under it. */
+	if (!strncmp(pin_root, "/sys/fs/bpf/", 12) && !is_bpffs("/sys/fs/bpf")) {
+		pr_debug("mounting bpffs on /sys/fs/bpf\n");
+		if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
+			err = -errno;
+			pr_warn("cannot mount bpffs on /sys/fs/bpf: %s\n", strerror(-err));
+			return err;
+		}
+	}
+	if (!is_bpffs(parent)) {
+		pr_warn("pin root %s is not on a bpf filesystem (mount -t bpf bpf %s)\n",
+			pin_root, parent);
+		return -EINVAL;
+	}
+	err = mkdir_p(pin_root, 0700);
+	if (err) {
+		pr_warn("cannot create pin root %s: %s\n", pin_root, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+bool pins_present(const char *pin_root)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/cpu_state", pin_root);
+	return !access(path, F_OK);
+}
+
+int pins_remove(const char *pin_root)
+{
+	char path[PATH_MAX];
+	int i, err = 0;
+
+	for (i = 0; gov_pinned_maps[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", pin_root, gov_pinned_maps[i]);
+		if (unlink(path) && errno != ENOENT && !err)
+			err = -errno;
+	}
+	if (rmdir(pin_root) && errno != ENOENT && errno != ENOTEMPTY && !err)
+		err = -errno;
+	return err;
+}
+
+int pins_open_map(const char *pin_root, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", pin_root, name);
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+static int lock_path(char *buf, size_t len)
+{
+	int err = mkdir_p(gov_run_dir(), 0700);
+
+	if (err) {
+		pr_warn("cannot create %s: %s\n", gov_run_dir(), strerror(-err));
+		return err;
+	}
+	snprintf(buf, len, "%s/lock", gov_run_dir());
+	return 0;
+}
+
+static pid_t read_pid(int fd)
+{
+	char buf[32] = {};
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	return n > 0 ? (pid_t)strtol(buf, NULL, 10) : 0;
+}
+
+int gov_lock_take(int *out_fd, pid_t *owner)
+{
+	char path[PATH_MAX], buf[32];
+	int fd, err, n;
+
+	*owner = 0;
+	err = lock_path(path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("cannot open lock %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		err = -errno;
+		*owner = read_pid(fd);
+		close(fd);
+		return err == -EWOULDBLOCK ? -EBUSY : err;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
+		err = -errno;
+		pr_warn("cannot write lock %s: %s\n", path, strerror(-err));
+		close(fd);
+		return err;
+	}
+	*out_fd = fd;
+	return 0;
+}
+
+pid_t gov_lock_owner(void)
+{
+	char path[PATH_MAX];
+	pid_t pid = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/lock", gov_run_dir());
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			pid = read_pid(fd);
+	} else {
+		flock(fd, LOCK_UN);
+	}
+	close(fd);
+	return pid;
+}
+
+void gov_lock_release(int fd)
+{
+	if (fd < 0)
+		return;
+	/* Keep the file: unlinking it would race with a new taker. */
+	if (ftruncate(fd, 0))
+		pr_debug("cannot truncate lock: %s\n", strerror(errno));
+	close(fd);
+}

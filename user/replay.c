@@ -1,0 +1,1113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `govloader replay`: run bpfgov's policy core and reference models of the
+ * kernel's governors over one trace, side by side.
+ *
+ * The trace fixes when the workload ran and when each wakeup was requested
+ * (open loop). What a policy changes is the idle state each idle period is
+ * spent in, hence the wake-up cost it pays, and the floor it requests. Every
+ * idle decision is judged by one rule for all policies: the state's real
+ * cost (the trace's measured wake-up cost, not the driver's table) against
+ * the sleep that followed. See docs/trace-format.md, "Replay".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bpfgov.h"
+#include "bpfgov_policy.h"
+#include "bpfgov_tunables.h"
+#include "common.h"
+#include "log.h"
+#include "replay.h"
+#include "tunables.h"
+
+static const char *const policy_names[RP__MAX] = {
+	[RP_BPFGOV] = "bpfgov",
+	[RP_MENU] = "menu",
+	[RP_TEO] = "teo",
+	[RP_LADDER] = "ladder",
+	[RP_LADDER_BAL] = "ladder-balanced",
+	[RP_HALTPOLL] = "haltpoll",
+	[RP_SCHEDUTIL] = "schedutil",
+	[RP_HWP_34] = "hwp-3/4",
+	[RP_HWP_78] = "hwp-7/8",
+	[RP_HWP_1] = "hwp-1",
+};
+
+const char *replay_policy_name(int p)
+{
+	return p >= 0 && p < RP__MAX ? policy_names[p] : "?";
+}
+
+int replay_policy_parse(const char *s)
+{
+	for (int p = 0; p < RP__MAX; p++)
+		if (!strcmp(s, policy_names[p]))
+			return p;
+	return -1;
+}
+
+static int policy_is_idle(int p)
+{
+	return p <= RP_HALTPOLL;
+}
+
+static int policy_is_freq(int p)
+{
+	return p == RP_BPFGOV || p >= RP_SCHEDUTIL;
+}
+
+void replay_opts_default(struct replay_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	bpfgov_config_defaults(&o->cfg);
+	o->policies = RP_ALL;
+	o->tick_ns = REF_TICK_NS_DEFAULT;
+	o->timer_ns = REF_TICK_NS_DEFAULT;
+	o->sugov_rate_limit_us = 2000;	/* cpufreq default transition delay since 6.8 */
+	o->hwp_rate_limit_us = 5000;	/* INTEL_CPUFREQ_TRANSITION_DELAY_HWP */
+	o->hp.guest_halt_poll_ns = 200000;
+	o->hp.grow = 2;
+	o->hp.shrink = 2;
+	o->hp.grow_start_ns = 50000;
+	o->hp.allow_shrink = 1;
+	o->short_gap_ns = 1000000;
+	o->after_gap_ns = 30000000;
+}
+
+/* ------------------------------------------------------------ timeline */
+
+/* One idle-state residency of the trace, reduced to what the workload
+ * decided: when the CPU went idle, how long until the wakeup was
+ * requested, and whether another CPU requested it. */
+struct idle_entry {
+	__u64 enter_ns;
+	__u64 exit_ns;			/* as traced */
+	__u64 sleep_ns;
+	int remote;
+};
+
+enum ev_type { EV_BUSY_END = 0, EV_IDLE = 1, EV_BUSY_BEGIN = 2, EV_TICK = 3 };
+
+struct tl_event {
+	__u64 t;
+	__u32 cpu;
+	__u32 type;
+	size_t idx;			/* idle entry (EV_IDLE) */
+	size_t seq;			/* tie-break: build order */
+};
+
+struct floor_track {
+	__u32 cur;
+	__u64 since;
+	double area;
+	__u64 changes;
+	/* change points, for the after-gap metric */
+	__u64 *pt_t;
+	__u32 *pt_v;
+	size_t nr, cap;
+};
+
+struct cpu_tl {
+	struct idle_entry *idle;
+	size_t nr_idle, cap_idle;
+	__u64 *gap_end;			/* ends of short gaps */
+	size_t nr_gaps, cap_gaps;
+	int has_records;
+};
+
+struct timeline {
+	__u32 nr_cpus;
+	struct cpu_tl *cpu;
+	struct tl_event *ev;
+	size_t nr_ev, cap_ev;
+	__u64 t0, t1;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	void *n;
+	size_t c;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 1024;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c * elem);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+static int tl_push(struct timeline *tl, __u64 t, __u32 cpu, __u32 type, size_t idx)
+{
+	struct tl_event *e;
+
+	if (grow((void **)&tl->ev, &tl->cap_ev, tl->nr_ev + 1, sizeof(*e)))
+		return -ENOMEM;
+	e = &tl->ev[tl->nr_ev];
+	e->t = t;
+	e->cpu = cpu;
+	e->type = type;
+	e->idx = idx;
+	e->seq = tl->nr_ev++;
+	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct tl_event *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void tl_free(struct timeline *tl)
+{
+	if (tl->cpu) {
+		for (__u32 c = 0; c < tl->nr_cpus; c++) {
+			free(tl->cpu[c].idle);
+			free(tl->cpu[c].gap_end);
+		}
+	}
+	free(tl->cpu);
+	free(tl->ev);
+	memset(tl, 0, sizeof(*tl));
+}
+
+/* Wake-up cost per state: the writer's model if the header has one, else
+ * the median of the trace's wake samples, else the driver table. */
+static void derive_costs(const struct trace *t, struct replay_result *r)
+{
+	for (__u32 k = 0; k < t->nr_states; k++) {
+		__u64 *v = NULL;
+		size_t n = 0;
+
+		if (t->states[k].cost_ns) {
+			r->cost_ns[k] = t->states[k].cost_ns;
+			r->cost_from[k] = 2;
+			continue;
+		}
+		for (size_t i = 0; i < t->nr; i++)
+			n += t->recs[i].kind == BPFGOV_EV_WAKE_LAT && t->recs[i].state == k;
+		if (n)
+			v = malloc(n * sizeof(*v));
+		if (v) {
+			size_t j = 0;
+
+			for (size_t i = 0; i < t->nr; i++)
+				if (t->recs[i].kind == BPFGOV_EV_WAKE_LAT && t->recs[i].state == k)
+					v[j++] = t->recs[i].dur_ns;
+			qsort(v, n, sizeof(*v), u64_cmp);
+			r->cost_ns[k] = v[n / 2];
+			r->cost_from[k] = 1;
+			free(v);
+			continue;
+		}
+		r->cost_ns[k] = (__u64)t->states[k].exit_latency_us * 1000;
+		r->cost_from[k] = 0;
+	}
+}
+
+static int tl_build(const struct trace *t, const struct replay_opts *o,
+		    const struct replay_result *r, struct timeline *tl)
+{
+	__u64 *pend_wake_ts = NULL, *pend_wake_lat = NULL, *last_busy_end = NULL;
+	size_t *last_idle = NULL;
+	int *have_gap_recs = NULL, ret = -ENOMEM;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->nr_cpus = t->nr_cpus;
+	tl->cpu = calloc(t->nr_cpus, sizeof(*tl->cpu));
+	pend_wake_ts = calloc(t->nr_cpus, sizeof(__u64));
+	pend_wake_lat = calloc(t->nr_cpus, sizeof(__u64));
+	last_busy_end = calloc(t->nr_cpus, sizeof(__u64));
+	last_idle = calloc(t->nr_cpus, sizeof(size_t));
+	have_gap_recs = calloc(t->nr_cpus, sizeof(int));
+	if (!tl->cpu || !pend_wake_ts || !pend_wake_lat || !last_busy_end || !last_idle ||
+	    !have_gap_recs)
+		goto out;
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->recs[i].kind == BPFGOV_EV_IDLE_GAP)
+			have_gap_recs[t->recs[i].cpu] = 1;
+
+	tl->t0 = ~0ull;
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct trace_rec *rec = &t->recs[i];
+		struct cpu_tl *c = &tl->cpu[rec->cpu];
+		__u64 start = rec->ts_ns - rec->dur_ns;
+
+		c->has_records = 1;
+		if (start < tl->t0)
+			tl->t0 = start;
+		if (rec->ts_ns > tl->t1)
+			tl->t1 = rec->ts_ns;
+		switch (rec->kind) {
+		case BPFGOV_EV_BUSY:
+			if (tl_push(tl, start, rec->cpu, EV_BUSY_BEGIN, 0) ||
+			    tl_push(tl, rec->ts_ns, rec->cpu, EV_BUSY_END, 0))
+				goto out;
+			/* Ticks at absolute multiples of the period, as
+			 * jiffies are; they feed bpfgov's pol_tick and the
+			 * schedutil models. */
+			for (__u64 k = start / o->tick_ns + 1; k * o->tick_ns < rec->ts_ns; k++)
+				if (tl_push(tl, k * o->tick_ns, rec->cpu, EV_TICK, 0))
+					goto out;
+			/* The gap before this run, if gaps are not recorded. */
+			if (!have_gap_recs[rec->cpu] && last_busy_end[rec->cpu] &&
+			    start >= last_busy_end[rec->cpu] &&
+			    start - last_busy_end[rec->cpu] < o->short_gap_ns) {
+				if (grow((void **)&c->gap_end, &c->cap_gaps, c->nr_gaps + 1,
+					 sizeof(__u64)))
+					goto out;
+				c->gap_end[c->nr_gaps++] = start;
+			}
+			last_busy_end[rec->cpu] = rec->ts_ns;
+			break;
+		case BPFGOV_EV_IDLE_GAP:
+			if (rec->dur_ns < o->short_gap_ns) {
+				if (grow((void **)&c->gap_end, &c->cap_gaps, c->nr_gaps + 1,
+					 sizeof(__u64)))
+					goto out;
+				c->gap_end[c->nr_gaps++] = rec->ts_ns;
+			}
+			break;
+		case BPFGOV_EV_IDLE_EXIT: {
+			struct idle_entry *e;
+			__u64 lat = 0, cost = r->cost_ns[rec->state];
+
+			if (grow((void **)&c->idle, &c->cap_idle, c->nr_idle + 1, sizeof(*e)))
+				goto out;
+			if (pend_wake_ts[rec->cpu] == rec->ts_ns && pend_wake_lat[rec->cpu]) {
+				lat = pend_wake_lat[rec->cpu];
+				pend_wake_lat[rec->cpu] = 0;
+			}
+			e = &c->idle[c->nr_idle];
+			e->enter_ns = start;
+			e->exit_ns = rec->ts_ns;
+			e->remote = lat != 0;
+			if (lat)
+				e->sleep_ns = lat < rec->dur_ns ? rec->dur_ns - lat : 0;
+			else
+				e->sleep_ns = cost < rec->dur_ns ? rec->dur_ns - cost : 0;
+			last_idle[rec->cpu] = ++c->nr_idle;	/* index + 1 */
+			if (tl_push(tl, start, rec->cpu, EV_IDLE, c->nr_idle - 1))
+				goto out;
+			break;
+		}
+		case BPFGOV_EV_WAKE_LAT: {
+			size_t li = last_idle[rec->cpu];
+
+			/* Pairs with the idle record of the same CPU and end
+			 * time, whichever of the two the writer put first. */
+			if (li && c->idle[li - 1].exit_ns == rec->ts_ns && !c->idle[li - 1].remote &&
+			    rec->dur_ns) {
+				struct idle_entry *e = &c->idle[li - 1];
+				__u64 dur = e->exit_ns - e->enter_ns;
+
+				e->remote = 1;
+				e->sleep_ns = rec->dur_ns < dur ? dur - rec->dur_ns : 0;
+			} else {
+				pend_wake_ts[rec->cpu] = rec->ts_ns;
+				pend_wake_lat[rec->cpu] = rec->dur_ns;
+			}
+			break;
+		}
+		}
+	}
+	if (!t->nr)
+		tl->t0 = 0;
+	qsort(tl->ev, tl->nr_ev, sizeof(*tl->ev), ev_cmp);
+	for (__u32 c = 0; c < tl->nr_cpus; c++)
+		qsort(tl->cpu[c].gap_end, tl->cpu[c].nr_gaps, sizeof(__u64), u64_cmp);
+	ret = 0;
+out:
+	free(pend_wake_ts);
+	free(pend_wake_lat);
+	free(last_busy_end);
+	free(last_idle);
+	free(have_gap_recs);
+	if (ret)
+		tl_free(tl);
+	return ret;
+}
+
+/* -------------------------------------------------------------- floors */
+
+static int ft_init(struct floor_track *f, __u64 t0, __u32 v)
+{
+	memset(f, 0, sizeof(*f));
+	f->cur = v;
+	f->since = t0;
+	if (grow((void **)&f->pt_t, &f->cap, 1, sizeof(__u64)))
+		return -ENOMEM;
+	f->pt_v = malloc(f->cap * sizeof(__u32));
+	if (!f->pt_v)
+		return -ENOMEM;
+	f->pt_t[0] = t0;
+	f->pt_v[0] = v;
+	f->nr = 1;
+	return 0;
+}
+
+static int ft_set(struct floor_track *f, __u64 t, __u32 v)
+{
+	if (v == f->cur)
+		return 0;
+	if (t < f->since)
+		t = f->since;
+	f->area += (double)f->cur * (double)(t - f->since);
+	f->cur = v;
+	f->since = t;
+	f->changes++;
+	if (f->nr == f->cap) {
+		size_t cap = f->cap * 2;
+		__u64 *nt = realloc(f->pt_t, cap * sizeof(*nt));
+		__u32 *nv;
+
+		if (!nt)
+			return -ENOMEM;
+		f->pt_t = nt;
+		nv = realloc(f->pt_v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		f->pt_v = nv;
+		f->cap = cap;
+	}
+	f->pt_t[f->nr] = t;
+	f->pt_v[f->nr] = v;
+	f->nr++;
+	return 0;
+}
+
+static void ft_free(struct floor_track *f)
+{
+	free(f->pt_t);
+	free(f->pt_v);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Time with floor == 0 inside [a, b). */
+static __u64 ft_zero_time(const struct floor_track *f, __u64 a, __u64 b, __u64 t1)
+{
+	__u64 sum = 0;
+	size_t lo = 0, hi = f->nr;
+
+	/* last change point at or before a */
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->pt_t[mid] <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < f->nr && f->pt_t[i] < b; i++) {
+		__u64 s = f->pt_t[i] > a ? f->pt_t[i] : a;
+		__u64 e = i + 1 < f->nr ? f->pt_t[i + 1] : t1;
+
+		if (e > b)
+			e = b;
+		if (f->pt_v[i] == 0 && e > s)
+			sum += e - s;
+	}
+	return sum;
+}
+
+/* Finish one CPU's floor track into the policy's stats. */
+static void ft_account(struct floor_track *f, const struct cpu_tl *c, const struct timeline *tl,
+		       const struct replay_opts *o, struct replay_stats *s, __u32 *nr_cpus)
+{
+	__u64 covered = 0;
+
+	if (tl->t1 > f->since)
+		f->area += (double)f->cur * (double)(tl->t1 - f->since);
+	f->since = tl->t1;
+	if (tl->t1 > tl->t0)
+		s->mean_floor += f->area / (double)(tl->t1 - tl->t0);
+	(*nr_cpus)++;
+	s->floor_changes += f->changes;
+	/* Union of the watch windows, so overlapping windows of a burst of
+	 * short gaps count each instant once. */
+	for (size_t g = 0; g < c->nr_gaps; g++) {
+		__u64 a = c->gap_end[g], b = a + o->after_gap_ns;
+
+		s->short_gaps++;
+		if (ft_zero_time(f, a, b, tl->t1))
+			s->short_gaps_hit++;
+		if (a < covered)
+			a = covered;
+		if (b > a)
+			s->lowest_after_gap_ns += ft_zero_time(f, a, b, tl->t1);
+		if (b > covered)
+			covered = b;
+	}
+}
+
+/* ------------------------------------------------------------ judging */
+
+struct judge {
+	__u32 n;
+	__u64 payback[BPFGOV_MAX_STATES];
+	__u64 cost[BPFGOV_MAX_STATES];
+	int poll[BPFGOV_MAX_STATES];
+};
+
+/* A state pays back when the sleep is at least its target residency and
+ * at least what waking from it really costs. Polling costs nothing to
+ * leave, so it never is too deep. */
+static void judge_init(struct judge *j, const struct trace *t, const struct replay_result *r)
+{
+	memset(j, 0, sizeof(*j));
+	j->n = t->nr_states;
+	for (__u32 k = 0; k < j->n; k++) {
+		__u64 res = (__u64)t->states[k].residency_us * 1000;
+
+		j->poll[k] = t->states[k].is_poll;
+		j->cost[k] = r->cost_ns[k];
+		j->payback[k] = j->poll[k] ? 0 : (res > r->cost_ns[k] ? res : r->cost_ns[k]);
+	}
+}
+
+static void judge_one(const struct judge *j, struct replay_stats *s, __u32 pick, __u64 sleep)
+{
+	s->decisions++;
+	if (pick < BPFGOV_MAX_STATES)
+		s->state_use[pick]++;
+	if (pick > 0 && sleep < j->payback[pick]) {
+		s->too_deep++;
+		return;
+	}
+	for (__u32 k = pick + 1; k < j->n; k++) {
+		if (sleep >= j->payback[k]) {
+			s->too_shallow++;
+			return;
+		}
+	}
+}
+
+static __u64 delta_tick(const struct replay_opts *o, __u64 t)
+{
+	return o->tick_ns - t % o->tick_ns;
+}
+
+/* ------------------------------------------------------ reference idle */
+
+static void run_ref_idle(int pol, const struct trace *t, const struct timeline *tl,
+			 const struct replay_opts *o, const struct judge *j,
+			 const struct ref_states *rs, struct replay_stats *s)
+{
+	static const int kind_of[RP__MAX] = {
+		[RP_MENU] = REF_MENU, [RP_TEO] = REF_TEO, [RP_LADDER] = REF_LADDER,
+		[RP_LADDER_BAL] = REF_LADDER_BAL, [RP_HALTPOLL] = REF_HALTPOLL,
+	};
+
+	(void)t;
+	s->idle = 1;
+	for (__u32 c = 0; c < tl->nr_cpus; c++) {
+		const struct cpu_tl *ct = &tl->cpu[c];
+		struct ref_idle m;
+
+		ref_idle_init(&m, kind_of[pol], rs, &o->hp);
+		for (size_t i = 0; i < ct->nr_idle; i++) {
+			const struct idle_entry *e = &ct->idle[i];
+			__u64 remaining = e->sleep_ns, now = e->enter_ns;
+
+			/* The idle loop re-selects after a poll that hit its
+			 * time limit; bounded in case a model keeps polling. */
+			for (int round = 0; round < 64; round++) {
+				__u64 next_timer = e->remote ? (o->timer_ns > remaining ? o->timer_ns
+									: remaining)
+							 : remaining;
+				int pick = ref_idle_select(&m, next_timer, delta_tick(o, now));
+				__u64 limit = ref_idle_poll_limit(&m);
+
+				judge_one(j, s, (__u32)pick, remaining);
+				if (j->poll[pick] && remaining > limit && round < 63) {
+					s->poll_ns += limit;
+					s->idle_ns += limit;
+					ref_idle_reflect(&m, pick, limit, 1);
+					remaining -= limit;
+					now += limit;
+					continue;
+				}
+				if (j->poll[pick])
+					s->poll_ns += remaining + j->cost[pick];
+				s->idle_ns += remaining + j->cost[pick];
+				s->wakeups++;
+				s->wake_lat_ns += j->cost[pick];
+				ref_idle_reflect(&m, pick, remaining + j->cost[pick], 0);
+				break;
+			}
+		}
+	}
+}
+
+/* ----------------------------------------------- bpfgov + freq models */
+
+struct cpu_run {
+	struct bpfgov_cpu_state s;
+	struct floor_track ft[RP__MAX];
+	struct ref_freq rf[RP__MAX];
+};
+
+static int run_timeline(const struct trace *t, const struct timeline *tl,
+			const struct replay_opts *o, const struct bpfgov_config *cfg,
+			const struct judge *j, struct replay_result *r)
+{
+	struct cpu_run *cr;
+	__u64 last_scan = 0, poll_limit;
+	struct ref_states rs;
+	__u32 nr_counted[RP__MAX] = { 0 };
+	int ret = -ENOMEM, want_bpf = !!(o->policies & (1u << RP_BPFGOV));
+
+	(void)t;
+	ref_states_from(&rs, cfg, o->tick_ns);
+	poll_limit = ref_poll_time(&rs);
+	cr = calloc(tl->nr_cpus, sizeof(*cr));
+	if (!cr)
+		return -ENOMEM;
+	for (__u32 c = 0; c < tl->nr_cpus; c++) {
+		pol_cpu_init(&cr[c].s, cfg);
+		for (int p = 0; p < RP__MAX; p++) {
+			if (!(o->policies & (1u << p)) || !policy_is_freq(p))
+				continue;
+			if (ft_init(&cr[c].ft[p], tl->t0, p == RP_BPFGOV ? cr[c].s.floor : 0))
+				goto out;
+		}
+		ref_freq_init(&cr[c].rf[RP_SCHEDUTIL], o->sugov_rate_limit_us, 1, 1);
+		ref_freq_init(&cr[c].rf[RP_HWP_34], o->hwp_rate_limit_us, 3, 4);
+		ref_freq_init(&cr[c].rf[RP_HWP_78], o->hwp_rate_limit_us, 7, 8);
+		ref_freq_init(&cr[c].rf[RP_HWP_1], o->hwp_rate_limit_us, 1, 1);
+	}
+	if (want_bpf) {
+		r->p[RP_BPFGOV].idle = 1;
+		r->p[RP_BPFGOV].freq = 1;
+	}
+	for (int p = RP_SCHEDUTIL; p < RP__MAX; p++)
+		r->p[p].freq = !!(o->policies & (1u << p));
+
+	for (size_t i = 0; i < tl->nr_ev; i++) {
+		const struct tl_event *e = &tl->ev[i];
+		struct cpu_run *c = &cr[e->cpu];
+		struct bpfgov_cpu_state *s = &c->s;
+		__u64 now = e->t;
+
+		/* Reference frequency models: trace time, no idle states. */
+		for (int p = RP_SCHEDUTIL; p < RP__MAX; p++) {
+			struct ref_freq *f = &c->rf[p];
+			int ch = 0;
+
+			if (!(o->policies & (1u << p)))
+				continue;
+			if (e->type == EV_BUSY_BEGIN)
+				ch = ref_freq_busy_begin(f, e->t);
+			else if (e->type == EV_BUSY_END)
+				ch = ref_freq_busy_end(f, e->t);
+			else if (e->type == EV_TICK)
+				ch = ref_freq_tick(f, e->t);
+			if (ch && ft_set(&c->ft[p], e->t, ref_freq_floor(f)))
+				goto out;
+		}
+		if (!want_bpf)
+			continue;
+
+		/* bpfgov: the hooks in the order the BPF programs run them. */
+		if (e->type != EV_IDLE && cfg->remote_scan_us &&
+		    now - last_scan >= (__u64)cfg->remote_scan_us * 1000) {
+			last_scan = now;
+			for (__u32 o2 = 0; o2 < tl->nr_cpus; o2++) {
+				if (o2 == e->cpu)
+					continue;
+				if (pol_remote_refresh(&cr[o2].s, cfg, now) &&
+				    ft_set(&cr[o2].ft[RP_BPFGOV], now, cr[o2].s.floor))
+					goto out;
+			}
+		}
+		switch (e->type) {
+		case EV_BUSY_BEGIN:
+			pol_busy_begin(s, cfg, now);
+			break;
+		case EV_BUSY_END:
+			pol_busy_end(s, cfg, now);
+			break;
+		case EV_TICK:
+			if (!o->no_tick && s->busy)
+				pol_tick(s, cfg, now);
+			break;
+		case EV_IDLE: {
+			const struct idle_entry *ie = &tl->cpu[e->cpu].idle[e->idx];
+			__u64 remaining = ie->sleep_ns, at = now, res, lat;
+
+			for (int round = 0; round < 64; round++) {
+				__u32 pick = s->idle_pick < j->n ? s->idle_pick : j->n - 1;
+
+				judge_one(j, &r->p[RP_BPFGOV], pick, remaining);
+				pol_idle_enter(s, pick, at);
+				if (j->poll[pick] && remaining > poll_limit && round < 63) {
+					/* poll_idle() time limit: the idle loop
+					 * exits and the hook runs again. */
+					pol_idle_exit(s, cfg, at + poll_limit, &res, &lat);
+					r->p[RP_BPFGOV].poll_ns += poll_limit;
+					r->p[RP_BPFGOV].idle_ns += poll_limit;
+					at += poll_limit;
+					remaining -= poll_limit;
+					continue;
+				}
+				if (ie->remote)
+					pol_wake_stamp(s, at + remaining);
+				at += remaining + j->cost[pick];
+				pol_idle_exit(s, cfg, at, &res, &lat);
+				if (j->poll[pick])
+					r->p[RP_BPFGOV].poll_ns += remaining + j->cost[pick];
+				r->p[RP_BPFGOV].idle_ns += remaining + j->cost[pick];
+				r->p[RP_BPFGOV].wakeups++;
+				r->p[RP_BPFGOV].wake_lat_ns += j->cost[pick];
+				break;
+			}
+			/* The idle half of the core ran on its own clock
+			 * (entry + sleep + cost of its pick); the busy/floor
+			 * half stays on the trace's clock, the same one the
+			 * reference frequency models see. The two halves share
+			 * no timestamps, so this is what the BPF side would
+			 * compute minus the closed-loop shift of later work. */
+			break;
+		}
+		}
+		if (s->floor != c->ft[RP_BPFGOV].cur && ft_set(&c->ft[RP_BPFGOV], now, s->floor))
+			goto out;
+	}
+
+	for (__u32 ci = 0; ci < tl->nr_cpus; ci++) {
+		if (!tl->cpu[ci].has_records)
+			continue;
+		for (int p = 0; p < RP__MAX; p++) {
+			if (!(o->policies & (1u << p)) || !policy_is_freq(p))
+				continue;
+			ft_account(&cr[ci].ft[p], &tl->cpu[ci], tl, o, &r->p[p], &nr_counted[p]);
+		}
+	}
+	for (int p = 0; p < RP__MAX; p++) {
+		if (nr_counted[p])
+			r->p[p].mean_floor /= nr_counted[p];
+		if (r->duration_s > 0)
+			r->p[p].changes_per_s = (double)r->p[p].floor_changes / r->duration_s;
+	}
+	ret = 0;
+out:
+	for (__u32 c = 0; c < tl->nr_cpus; c++)
+		for (int p = 0; p < RP__MAX; p++)
+			ft_free(&cr[c].ft[p]);
+	free(cr);
+	return ret;
+}
+
+int replay_run(const struct trace *t, const struct replay_opts *o, struct replay_result *r,
+	       char *err, size_t errlen)
+{
+	struct bpfgov_config cfg = o->cfg;
+	struct timeline tl;
+	struct ref_states rs;
+	struct judge j;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!t->nr_states || !t->nr_cpus) {
+		snprintf(err, errlen, "trace has no CPUs or no idle states");
+		return -EINVAL;
+	}
+	if (!o->tick_ns) {
+		snprintf(err, errlen, "tick period must not be 0");
+		return -EINVAL;
+	}
+	/* The policies see the traced machine's idle-state table. */
+	cfg.nr_states = t->nr_states;
+	for (__u32 k = 0; k < BPFGOV_MAX_STATES; k++) {
+		int in = k < t->nr_states;
+
+		cfg.state_exit_latency_us[k] = in ? t->states[k].exit_latency_us : 0;
+		cfg.state_residency_us[k] = in ? t->states[k].residency_us : 0;
+		cfg.state_is_poll[k] = in ? t->states[k].is_poll : 0;
+	}
+	r->nr_cpus = t->nr_cpus;
+	r->nr_recs = t->nr;
+	for (size_t i = 0; i < t->nr; i++) {
+		r->nr_idle += t->recs[i].kind == BPFGOV_EV_IDLE_EXIT;
+		r->nr_busy += t->recs[i].kind == BPFGOV_EV_BUSY;
+		r->nr_wake += t->recs[i].kind == BPFGOV_EV_WAKE_LAT;
+	}
+	derive_costs(t, r);
+	ret = tl_build(t, o, r, &tl);
+	if (ret) {
+		snprintf(err, errlen, "out of memory building the timeline");
+		return ret;
+	}
+	r->duration_s = tl.t1 > tl.t0 ? (double)(tl.t1 - tl.t0) / 1e9 : 0;
+	judge_init(&j, t, r);
+	ref_states_from(&rs, &cfg, o->tick_ns);
+	for (int p = RP_MENU; p <= RP_HALTPOLL; p++)
+		if (o->policies & (1u << p))
+			run_ref_idle(p, t, &tl, o, &j, &rs, &r->p[p]);
+	ret = run_timeline(t, &tl, o, &cfg, &j, r);
+	if (ret)
+		snprintf(err, errlen, "out of memory during replay");
+	tl_free(&tl);
+	return ret;
+}
+
+/* -------------------------------------------------------------- output */
+
+static void cell_u64(char *b, size_t n, int ok, __u64 v)
+{
+	if (ok)
+		snprintf(b, n, "%llu", (unsigned long long)v);
+	else
+		snprintf(b, n, "-");
+}
+
+static void cell_f(char *b, size_t n, int ok, double v, int prec)
+{
+	if (ok)
+		snprintf(b, n, "%.*f", prec, v);
+	else
+		snprintf(b, n, "-");
+}
+
+enum row_id {
+	ROW_DECISIONS, ROW_DEEP, ROW_SHALLOW, ROW_MISS, ROW_WAKE_MS, ROW_WAKE_US, ROW_POLL_MS,
+	ROW_POLL_PCT, ROW_FLOOR, ROW_LOW_MS, ROW_LOW_GAPS, ROW_CHANGES, ROW__MAX,
+};
+
+static const char *const row_names[ROW__MAX] = {
+	"idle decisions", "too deep", "too shallow", "misses %", "wake latency paid ms",
+	"mean wake latency us", "poll time ms", "poll % of idle", "mean floor /1024",
+	"floor=0 <=30ms after gap<1ms, ms", "short gaps -> floor 0", "floor changes /s",
+};
+
+static void row_cell(char *b, size_t n, int row, const struct replay_stats *s)
+{
+	double dec = s->decisions ? (double)s->decisions : 1;
+
+	switch (row) {
+	case ROW_DECISIONS: cell_u64(b, n, s->idle, s->decisions); break;
+	case ROW_DEEP: cell_u64(b, n, s->idle, s->too_deep); break;
+	case ROW_SHALLOW: cell_u64(b, n, s->idle, s->too_shallow); break;
+	case ROW_MISS: cell_f(b, n, s->idle, 100.0 * (s->too_deep + s->too_shallow) / dec, 1); break;
+	case ROW_WAKE_MS: cell_f(b, n, s->idle, s->wake_lat_ns / 1e6, 1); break;
+	case ROW_WAKE_US:
+		cell_f(b, n, s->idle, s->wakeups ? s->wake_lat_ns / 1e3 / s->wakeups : 0, 1);
+		break;
+	case ROW_POLL_MS: cell_f(b, n, s->idle, s->poll_ns / 1e6, 1); break;
+	case ROW_POLL_PCT:
+		cell_f(b, n, s->idle, s->idle_ns ? 100.0 * s->poll_ns / s->idle_ns : 0, 1);
+		break;
+	case ROW_FLOOR: cell_f(b, n, s->freq, s->mean_floor, 0); break;
+	case ROW_LOW_MS: cell_f(b, n, s->freq, s->lowest_after_gap_ns / 1e6, 1); break;
+	case ROW_LOW_GAPS:
+		if (s->freq)
+			snprintf(b, n, "%llu/%llu", (unsigned long long)s->short_gaps_hit,
+				 (unsigned long long)s->short_gaps);
+		else
+			snprintf(b, n, "-");
+		break;
+	case ROW_CHANGES: cell_f(b, n, s->freq, s->changes_per_s, 1); break;
+	}
+}
+
+static const char *const cost_src[] = { "table", "measured median", "header" };
+
+static void print_table(FILE *out, const char *file, const struct trace *t,
+			const struct replay_opts *o, const struct replay_result *r)
+{
+	char cell[64];
+
+	fprintf(out, "trace    %s (%s)\n", file, t->source[0] ? t->source : "no source");
+	fprintf(out, "span     %.3f s, %u CPUs, %zu records (%zu busy, %zu idle, %zu wake)\n",
+		r->duration_s, r->nr_cpus, r->nr_recs, r->nr_busy, r->nr_idle, r->nr_wake);
+	for (__u32 k = 0; k < t->nr_states; k++)
+		fprintf(out, "state %u  %-10s table %u/%u us%s, wake-up cost %.1f us (%s)\n", k,
+			t->states[k].name, t->states[k].exit_latency_us, t->states[k].residency_us,
+			t->states[k].is_poll ? " poll" : "", r->cost_ns[k] / 1e3,
+			cost_src[r->cost_from[k]]);
+	fprintf(out, "models   tick %llu us, next timer for remote wakeups %llu us, schedutil rate limit %u us, hwp %u us\n\n",
+		(unsigned long long)(o->tick_ns / 1000), (unsigned long long)(o->timer_ns / 1000),
+		o->sugov_rate_limit_us, o->hwp_rate_limit_us);
+	fprintf(out, "%-33s", "");
+	for (int p = 0; p < RP__MAX; p++)
+		if (o->policies & (1u << p))
+			fprintf(out, " %*s", p == RP_LADDER_BAL ? 15 : 9, policy_names[p]);
+	fputc('\n', out);
+	for (int row = 0; row < ROW__MAX; row++) {
+		fprintf(out, "%-33s", row_names[row]);
+		for (int p = 0; p < RP__MAX; p++) {
+			if (!(o->policies & (1u << p)))
+				continue;
+			row_cell(cell, sizeof(cell), row, &r->p[p]);
+			fprintf(out, " %*s", p == RP_LADDER_BAL ? 15 : 9, cell);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void print_json(FILE *out, const char *file, const struct trace *t,
+		       const struct replay_opts *o, const struct replay_result *r)
+{
+	int first = 1;
+
+	fprintf(out, "{\"trace\":");
+	json_str(out, file);
+	fprintf(out, ",\"source\":");
+	json_str(out, t->source);
+	fprintf(out, ",\"duration_s\":%.6f,\"nr_cpus\":%u,\"records\":%zu,\"states\":[",
+		r->duration_s, r->nr_cpus, r->nr_recs);
+	for (__u32 k = 0; k < t->nr_states; k++) {
+		fprintf(out, "%s{\"name\":", k ? "," : "");
+		json_str(out, t->states[k].name);
+		fprintf(out, ",\"exit_latency_us\":%u,\"residency_us\":%u,\"poll\":%s,\"cost_ns\":%llu,\"cost_from\":\"%s\"}",
+			t->states[k].exit_latency_us, t->states[k].residency_us,
+			t->states[k].is_poll ? "true" : "false",
+			(unsigned long long)r->cost_ns[k], cost_src[r->cost_from[k]]);
+	}
+	fprintf(out, "],\"models\":{\"tick_us\":%llu,\"timer_us\":%llu,\"schedutil_rate_limit_us\":%u,\"hwp_rate_limit_us\":%u,\"haltpoll_ns\":%llu},\"policies\":{",
+		(unsigned long long)(o->tick_ns / 1000), (unsigned long long)(o->timer_ns / 1000),
+		o->sugov_rate_limit_us, o->hwp_rate_limit_us,
+		(unsigned long long)o->hp.guest_halt_poll_ns);
+	for (int p = 0; p < RP__MAX; p++) {
+		const struct replay_stats *s = &r->p[p];
+
+		if (!(o->policies & (1u << p)))
+			continue;
+		fprintf(out, "%s\"%s\":{", first ? "" : ",", policy_names[p]);
+		first = 0;
+		if (s->idle) {
+			fprintf(out, "\"idle\":{\"decisions\":%llu,\"too_deep\":%llu,\"too_shallow\":%llu,\"wakeups\":%llu,\"wake_latency_ns\":%llu,\"poll_ns\":%llu,\"idle_ns\":%llu,\"state_use\":[",
+				(unsigned long long)s->decisions, (unsigned long long)s->too_deep,
+				(unsigned long long)s->too_shallow, (unsigned long long)s->wakeups,
+				(unsigned long long)s->wake_lat_ns, (unsigned long long)s->poll_ns,
+				(unsigned long long)s->idle_ns);
+			for (__u32 k = 0; k < t->nr_states; k++)
+				fprintf(out, "%s%llu", k ? "," : "", (unsigned long long)s->state_use[k]);
+			fprintf(out, "]}");
+		} else {
+			fprintf(out, "\"idle\":null");
+		}
+		if (s->freq)
+			fprintf(out, ",\"freq\":{\"mean_floor\":%.2f,\"lowest_after_short_gap_ns\":%llu,\"short_gaps\":%llu,\"short_gaps_to_lowest\":%llu,\"floor_changes\":%llu,\"floor_changes_per_s\":%.3f}}",
+				s->mean_floor, (unsigned long long)s->lowest_after_gap_ns,
+				(unsigned long long)s->short_gaps, (unsigned long long)s->short_gaps_hit,
+				(unsigned long long)s->floor_changes, s->changes_per_s);
+		else
+			fprintf(out, ",\"freq\":null}");
+	}
+	fprintf(out, "}}\n");
+}
+
+/* ----------------------------------------------------------------- CLI */
+
+static void replay_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: govloader replay FILE [options]\n"
+		"Run bpfgov's policy core and reference models of the kernel's governors over a\n"
+		"trace (docs/trace-format.md) and print one table, policies as columns.\n"
+		"  --policy P          only these policies (repeat or comma-separate): bpfgov,\n"
+		"                      menu, teo, ladder, ladder-balanced, haltpoll, schedutil,\n"
+		"                      hwp-3/4, hwp-7/8, hwp-1; 'idle' and 'freq' select groups\n"
+		"  --set KNOB=VALUE    bpfgov tunable (see 'govloader status'), repeatable\n"
+		"  --json              JSON instead of the table\n"
+		"  --tick-us N         scheduler tick period (default 4000, HZ=250)\n"
+		"  --timer-us N        next timer assumed for wakeups from another CPU (default 4000)\n"
+		"  --rate-limit-us N   schedutil rate_limit_us (default 2000)\n"
+		"  --hwp-rate-limit-us N  HWP passive transition delay (default 5000)\n"
+		"  --haltpoll-ns N     haltpoll guest_halt_poll_ns (default 200000; this host: 0)\n"
+		"  --no-tick           do not feed bpfgov's tick hook\n"
+		"  -h, --help          this text\n");
+}
+
+static int add_policies(__u32 *mask, char *arg)
+{
+	char *save = NULL;
+
+	for (char *p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		int id;
+
+		if (!strcmp(p, "all")) {
+			*mask |= RP_ALL;
+			continue;
+		}
+		if (!strcmp(p, "idle")) {
+			for (id = 0; id < RP__MAX; id++)
+				if (policy_is_idle(id))
+					*mask |= 1u << id;
+			continue;
+		}
+		if (!strcmp(p, "freq")) {
+			for (id = 0; id < RP__MAX; id++)
+				if (policy_is_freq(id))
+					*mask |= 1u << id;
+			continue;
+		}
+		id = replay_policy_parse(p);
+		if (id < 0) {
+			pr_warn("replay: unknown policy '%s' (bpfgov, menu, teo, ladder, ladder-balanced, haltpoll, schedutil, hwp-3/4, hwp-7/8, hwp-1)\n",
+				p);
+			return -EINVAL;
+		}
+		*mask |= 1u << id;
+	}
+	return 0;
+}
+
+int do_replay(int argc, char **argv)
+{
+	enum { O_TICK = 256, O_TIMER, O_RL, O_HWPRL, O_HP, O_NOTICK };
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "set", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "tick-us", required_argument, NULL, O_TICK },
+		{ "timer-us", required_argument, NULL, O_TIMER },
+		{ "rate-limit-us", required_argument, NULL, O_RL },
+		{ "hwp-rate-limit-us", required_argument, NULL, O_HWPRL },
+		{ "haltpoll-ns", required_argument, NULL, O_HP },
+		{ "no-tick", no_argument, NULL, O_NOTICK },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct replay_opts o;
+	struct replay_result *r = NULL;
+	struct trace t;
+	char **sets = NULL, msg[512];
+	const char *file;
+	__u32 mask = 0, v;
+	int c, nsets = 0, json = 0, ret;
+
+	replay_opts_default(&o);
+	trace_init(&t);
+	sets = calloc(argc > 0 ? argc : 1, sizeof(*sets));
+	if (!sets)
+		return 1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "p:s:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (add_policies(&mask, optarg)) {
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 's':
+			sets[nsets++] = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			replay_usage(stdout);
+			ret = 0;
+			goto out;
+		case O_TICK:
+		case O_TIMER:
+		case O_RL:
+		case O_HWPRL:
+		case O_HP:
+			if (parse_u32(optarg, c == O_TICK ? 100 : 0, 1000000000, &v)) {
+				pr_warn("replay: bad value '%s' for --%s\n", optarg,
+					opts[c - O_TICK + 3].name);
+				ret = 2;
+				goto out;
+			}
+			if (c == O_TICK)
+				o.tick_ns = (__u64)v * 1000;
+			else if (c == O_TIMER)
+				o.timer_ns = (__u64)v * 1000;
+			else if (c == O_RL)
+				o.sugov_rate_limit_us = v;
+			else if (c == O_HWPRL)
+				o.hwp_rate_limit_us = v;
+			else
+				o.hp.guest_halt_poll_ns = v;
+			break;
+		case O_NOTICK:
+			o.no_tick = 1;
+			break;
+		default:
+			pr_warn("replay: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind - 1]);
+			ret = 2;
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		pr_warn("replay: need exactly one trace FILE (see --help)\n");
+		ret = 2;
+		goto out;
+	}
+	file = argv[optind];
+	if (mask)
+		o.policies = mask;
+	for (int i = 0; i < nsets; i++) {
+		if (tunable_set_kv(&o.cfg, sets[i], msg, sizeof(msg))) {
+			pr_warn("replay: --set %s\n", msg);
+			ret = 2;
+			goto out;
+		}
+	}
+	if (tunable_check(&o.cfg, msg, sizeof(msg))) {
+		pr_warn("replay: %s\n", msg);
+		ret = 2;
+		goto out;
+	}
+	ret = trace_load(file, &t, msg, sizeof(msg));
+	if (ret) {
+		pr_warn("%s\n", msg);
+		ret = 1;
+		goto out;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || replay_run(&t, &o, r, msg, sizeof(msg))) {
+		pr_warn("replay: %s\n", r ? msg : "out of memory");
+		ret = 1;
+		goto out;
+	}
+	if (json)
+		print_json(stdout, file, &t, &o, r);
+	else
+		print_table(stdout, file, &t, &o, r);
+	ret = fflush(stdout) ? 1 : 0;
+out:
+	free(r);
+	free(sets);
+	trace_free(&t);
+	return ret;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Record, synthesize and replay traces (docs/trace-format.md).
+ * The do_* entry points are govloader subcommands: argv[0] is the
+ * subcommand name; they return 0, 1 (runtime error), 2 (usage error) or
+ * 3 (bpfgov not running, record only).
+ */
+#ifndef __BPFGOV_REPLAY_H
+#define __BPFGOV_REPLAY_H
+
+#ifdef __BPF__
+#error "user/replay.h is for user space only"
+#endif
+
+#include <linux/types.h>
+#include <stddef.h>
+#include "bpfgov.h"
+#include "refmodels.h"
+#include "trace.h"
+
+int do_record(int argc, char **argv);
+int do_replay(int argc, char **argv);
+int do_synth(int argc, char **argv);
+
+enum replay_policy {
+	RP_BPFGOV,
+	RP_MENU,
+	RP_TEO,
+	RP_LADDER,
+	RP_LADDER_BAL,
+	RP_HALTPOLL,
+	RP_SCHEDUTIL,
+	RP_HWP_34,
+	RP_HWP_78,
+	RP_HWP_1,
+	RP__MAX,
+};
+
+#define RP_ALL		((1u << RP__MAX) - 1)
+
+struct replay_opts {
+	struct bpfgov_config cfg;	/* bpfgov tunables (idle table from the trace) */
+	__u32 policies;			/* bitmask of 1 << RP_* */
+	__u64 tick_ns;			/* scheduler tick period (HZ) */
+	__u64 timer_ns;			/* next timer assumed for remote wakeups */
+	__u32 sugov_rate_limit_us;	/* schedutil rate_limit_us */
+	__u32 hwp_rate_limit_us;	/* intel_cpufreq passive+HWP transition delay */
+	struct ref_haltpoll_params hp;
+	int no_tick;			/* bpfgov: do not feed pol_tick */
+	__u64 short_gap_ns;		/* a gap shorter than this ... */
+	__u64 after_gap_ns;		/* ... is watched this long for floor == 0 */
+};
+
+struct replay_stats {
+	int idle, freq;			/* which half of the table applies */
+	__u64 decisions;		/* idle state selections */
+	__u64 too_deep, too_shallow;
+	__u64 wakeups;
+	__u64 wake_lat_ns;		/* exit cost paid, all wakeups */
+	__u64 poll_ns;			/* time spent polling */
+	__u64 idle_ns;			/* time in idle states, exit cost included */
+	__u64 state_use[BPFGOV_MAX_STATES];
+	double mean_floor;		/* time-weighted, 0..1024 */
+	__u64 lowest_after_gap_ns;	/* floor == 0 within after_gap after a short gap */
+	__u64 short_gaps, short_gaps_hit;
+	__u64 floor_changes;
+	double changes_per_s;
+};
+
+struct replay_result {
+	double duration_s;
+	__u32 nr_cpus;
+	size_t nr_recs, nr_idle, nr_busy, nr_wake;
+	__u64 cost_ns[BPFGOV_MAX_STATES];	/* wake-up cost per state used by the judge */
+	int cost_from[BPFGOV_MAX_STATES];	/* 0 table, 1 samples (median), 2 header */
+	struct replay_stats p[RP__MAX];
+};
+
+const char *replay_policy_name(int p);
+int replay_policy_parse(const char *s);	/* -1 when unknown */
+/* Defaults: bpfgov_config_defaults(), all policies, HZ=250, 2 ms / 5 ms
+ * rate limits, haltpoll module defaults, 1 ms gaps watched for 30 ms. */
+void replay_opts_default(struct replay_opts *o);
+/* Run the selected policies over @t. The idle-state table of @o->cfg is
+ * replaced by the trace's. 0 or -errno with one line in @err. */
+int replay_run(const struct trace *t, const struct replay_opts *o, struct replay_result *r,
+	       char *err, size_t errlen);
+
+#endif /* __BPFGOV_REPLAY_H */

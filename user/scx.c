@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_ext mode, loader side (see scx.h).
+ *
+ * The struct_ops map is attached here with bpf_map__attach_struct_ops()
+ * rather than through the skeleton: the bpftool 7.5 skeleton's automatic
+ * struct_ops attach needs libbpf >= 1.5 and scripts/fix-skel.sh removes it.
+ *
+ * Kernel differences are handled before load: ops members the running
+ * kernel's struct sched_ext_ops lacks are cleared (libbpf skips zeroed
+ * members it cannot find) and their programs not loaded; ops flags the
+ * kernel does not know are dropped, except SWITCH_PARTIAL, which was asked
+ * for explicitly and is an error to lose.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "scx.h"
+#include "bpfgov_scx.skel.h"
+
+#define SCX_SYSFS		"/sys/kernel/sched_ext"
+#define OPS_KEEP_BUILTIN_IDLE	1ULL
+#define OPS_SWITCH_PARTIAL	8ULL
+
+struct scx_ctx {
+	struct bpfgov_scx *skel;
+	struct bpf_link *link;
+	bool loaded;
+};
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = 0;
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+int scx_state(char *buf, size_t len)
+{
+	return read_line(SCX_SYSFS "/state", buf, len);
+}
+
+int scx_ops_name(char *buf, size_t len)
+{
+	int err = read_line(SCX_SYSFS "/root/ops", buf, len);
+
+	/* Older kernels only have the top-level ops file. */
+	if (err == -ENOENT)
+		err = read_line(SCX_SYSFS "/ops", buf, len);
+	if (err == -ENOENT) {
+		buf[0] = 0;
+		return 0;
+	}
+	return err;
+}
+
+static int wait_state(const char *want, int timeout_ms)
+{
+	char st[32];
+
+	for (int waited = 0;; waited += 10) {
+		if (!scx_state(st, sizeof(st)) && !strcmp(st, want))
+			return 0;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+}
+
+static const struct btf_type *kernel_ops_type(struct btf **btfp)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id;
+
+	*btfp = NULL;
+	if (!btf)
+		return NULL;
+	id = btf__find_by_name_kind(btf, "sched_ext_ops", BTF_KIND_STRUCT);
+	if (id < 0) {
+		btf__free(btf);
+		return NULL;
+	}
+	*btfp = btf;
+	return btf__type_by_id(btf, id);
+}
+
+int scx_supported(void)
+{
+	struct btf *btf;
+
+	if (access(SCX_SYSFS "/state", R_OK))
+		return 0;
+	if (!kernel_ops_type(&btf))
+		return 0;
+	btf__free(btf);
+	return 1;
+}
+
+static bool has_member(struct btf *btf, const struct btf_type *t, const char *name)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
+			return true;
+	return false;
+}
+
+/* OR of the kernel's enum scx_ops_flags values (0 when not found). */
+static unsigned long long kernel_ops_flags(struct btf *btf)
+{
+	unsigned long long all = 0;
+	int id = btf__find_by_name_kind(btf, "scx_ops_flags", BTF_KIND_ENUM);
+	const struct btf_type *t;
+
+	if (id < 0)
+		id = btf__find_by_name_kind(btf, "scx_ops_flags", BTF_KIND_ENUM64);
+	if (id < 0)
+		return 0;
+	t = btf__type_by_id(btf, id);
+	if (btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+
+		for (int i = 0; i < btf_vlen(t); i++, e++) {
+			const char *n = btf__name_by_offset(btf, e->name_off);
+
+			if (!strncmp(n, "SCX_OPS_", 8) && strcmp(n, "SCX_OPS_ALL_FLAGS"))
+				all |= (unsigned int)e->val;
+		}
+	} else {
+		const struct btf_enum64 *e = btf_enum64(t);
+
+		for (int i = 0; i < btf_vlen(t); i++, e++) {
+			const char *n = btf__name_by_offset(btf, e->name_off);
+
+			if (!strncmp(n, "SCX_OPS_", 8) && strcmp(n, "SCX_OPS_ALL_FLAGS"))
+				all |= btf_enum64_value(e);
+		}
+	}
+	return all;
+}
+
+struct scx_ctx *scx_open(const struct scx_opts *o)
+{
+	struct scx_opts dflt = { 0 };
+	struct scx_ctx *c;
+	struct btf *btf = NULL;
+	const struct btf_type *kt;
+	unsigned int ncpu;
+	int err = 0;
+
+	if (!o)
+		o = &dflt;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = o->pin_root);
+
+		c->skel = bpfgov_scx__open_opts(&oo);
+	}
+	if (!c->skel) {
+		err = -errno;
+		goto fail;
+	}
+	/* Same sizing as tracepoint mode, so pinned maps are interchangeable. */
+	ncpu = o->nr_cpus ? o->nr_cpus : (unsigned int)libbpf_num_possible_cpus();
+	c->skel->rodata->nr_cpus = ncpu;
+	bpf_map__set_max_entries(c->skel->maps.cpu_state, ncpu);
+	if (o->timeout_ms)
+		c->skel->struct_ops.bpfgov_ops->timeout_ms = o->timeout_ms;
+
+	kt = kernel_ops_type(&btf);
+	if (!kt) {
+		err = -EOPNOTSUPP;
+		goto fail;
+	}
+	{
+		typeof(c->skel->struct_ops.bpfgov_ops) ops = c->skel->struct_ops.bpfgov_ops;
+		struct { const char *name; struct bpf_program **slot; } hooks[] = {
+			{ "select_cpu", &ops->select_cpu }, { "enqueue", &ops->enqueue },
+			{ "dispatch", &ops->dispatch }, { "running", &ops->running },
+			{ "stopping", &ops->stopping }, { "tick", &ops->tick },
+			{ "update_idle", &ops->update_idle }, { "enable", &ops->enable },
+			{ "init", &ops->init }, { "exit", &ops->exit },
+		};
+		unsigned long long known = kernel_ops_flags(btf);
+
+		for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+			if (!*hooks[i].slot || has_member(btf, kt, hooks[i].name))
+				continue;
+			fprintf(stderr, "scx: kernel's sched_ext_ops has no %s, running without it\n",
+				hooks[i].name);
+			bpf_program__set_autoload(*hooks[i].slot, false);
+			*hooks[i].slot = NULL;
+		}
+		if (o->partial)
+			ops->flags |= OPS_SWITCH_PARTIAL;
+		if (known && (ops->flags & ~known)) {
+			if (ops->flags & ~known & OPS_SWITCH_PARTIAL) {
+				fprintf(stderr, "scx: kernel does not support SCX_OPS_SWITCH_PARTIAL\n");
+				err = -EOPNOTSUPP;
+				goto fail;
+			}
+			ops->flags &= known;
+		}
+	}
+	btf__free(btf);
+	return c;
+fail:
+	btf__free(btf);
+	scx_close(c);
+	errno = -err;
+	return NULL;
+}
+
+struct bpf_object *scx_obj(struct scx_ctx *c)
+{
+	return c && c->skel ? c->skel->obj : NULL;
+}
+
+int scx_load(struct scx_ctx *c)
+{
+	int err = bpfgov_scx__load(c->skel);
+
+	if (!err)
+		c->loaded = true;
+	return err;
+}
+
+int scx_attach(struct scx_ctx *c)
+{
+	char st[32];
+	int err;
+
+	if (!scx_state(st, sizeof(st)) && strcmp(st, "disabled")) {
+		char name[64];
+
+		scx_ops_name(name, sizeof(name));
+		fprintf(stderr, "scx: another sched_ext scheduler is active (state %s, ops %s)\n",
+			st, name[0] ? name : "?");
+		return -EBUSY;
+	}
+	c->link = bpf_map__attach_struct_ops(c->skel->maps.bpfgov_ops);
+	if (!c->link) {
+		err = -errno;
+		return err ? err : -EINVAL;
+	}
+	err = wait_state("enabled", 5000);
+	if (err && scx_exited(c, NULL))
+		return -ECANCELED;	/* ejected while enabling: see scx_exited() */
+	return err;
+}
+
+int scx_exited(struct scx_ctx *c, struct scx_exit *e)
+{
+	volatile struct bpfgov_scx__bss *b;
+
+	if (!c || !c->skel || !c->skel->bss)
+		return 0;
+	b = c->skel->bss;
+	if (!b->scx_exited)
+		return 0;
+	__sync_synchronize();
+	if (e) {
+		memset(e, 0, sizeof(*e));
+		e->kind = b->scx_exit_kind;
+		e->code = b->scx_exit_code;
+		memcpy(e->reason, (const void *)b->scx_exit_reason, sizeof(e->reason) - 1);
+		memcpy(e->msg, (const void *)b->scx_exit_msg, sizeof(e->msg) - 1);
+	}
+	return 1;
+}
+
+int scx_trigger_test_error(struct scx_ctx *c)
+{
+	if (!c || !c->skel || !c->skel->bss)
+		return -EINVAL;
+	((volatile struct bpfgov_scx__bss *)c->skel->bss)->scx_test_error = 1;
+	return 0;
+}
+
+int scx_detach(struct scx_ctx *c)
+{
+	int err = 0;
+
+	if (!c || !c->link)
+		return 0;
+	err = bpf_link__destroy(c->link);
+	c->link = NULL;
+	if (err)
+		return err;
+	return wait_state("disabled", 5000);
+}
+
+void scx_close(struct scx_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->link)
+		scx_detach(c);
+	bpfgov_scx__destroy(c->skel);
+	free(c);
+}
+
+int scx_get_stats(struct scx_ctx *c, struct scx_stats *st)
+{
+	if (!c || !c->skel || !c->skel->bss)
+		return -EINVAL;
+	st->nr_local = c->skel->bss->scx_nr_local;
+	st->nr_shared = c->skel->bss->scx_nr_shared;
+	st->nr_kicks = c->skel->bss->scx_nr_kicks;
+	st->nr_perf_sets = c->skel->bss->scx_nr_perf_sets;
+	return 0;
+}
+
+const char *scx_exit_kind_name(int kind)
+{
+	switch (kind) {
+	case 0: return "none";
+	case 1: return "done";
+	case 64: return "unregistered";
+	case 65: return "unregistered by BPF";
+	case 66: return "unregistered by the kernel";
+	case 67: return "sysrq";
+	case 68: return "parent exited";
+	case 69: return "killed by parent";
+	case 1024: return "error";
+	case 1025: return "BPF error";
+	case 1026: return "watchdog: runnable task stalled";
+	case 1027: return "re-enqueue error";
+	case 1028: return "rescue error";
+	default: return kind >= 1024 ? "error" : "exit";
+	}
+}
+
+bool scx_exit_is_error(const struct scx_exit *e)
+{
+	return e && e->kind >= 1024;
+}
+
+void scx_format_exit(const struct scx_exit *e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (kind %d%s%s%s%s, code %lld)",
+		 scx_exit_kind_name(e->kind), e->kind,
+		 e->reason[0] ? ", reason: " : "", e->reason,
+		 e->msg[0] ? ", message: " : "", e->msg, e->code);
+}

@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `govloader start`: load, pin, actuate, summarise, restore.
+ *
+ * Order of set-up (undone in reverse by one cleanup path): lock, pin root,
+ * actuator (saves nothing yet: originals are saved before each first write),
+ * BPF load with maps pinned by name, map initialisation, attach, ring buffer.
+ * Decisions arrive on `events` and are applied at once; once a second the
+ * loader prints a summary, re-asserts registers someone else rewrote and
+ * publishes its actuator state for `status`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfgov.h"
+#include "bpfgov_policy.h"
+#include "bpfgov_tunables.h"
+#include "bpfgov_trace.skel.h"
+#include "actuate.h"
+#include "common.h"
+#include "gov.h"
+#include "log.h"
+#include "scx.h"
+#include "tunables.h"
+
+#define MAX_SETS	64
+#define LAT_SAMPLES	65536
+
+struct start_opts {
+	enum bpfgov_mode mode;		/* NONE = auto */
+	bool dry_run;
+	double duration;
+	const char *pin_root;
+	const char *msr_root;
+	const char *sysfs_root;
+	const char *btf_path;
+	const char *report_path;
+	enum act_backend backend;
+	bool no_floor, no_idle;
+	bool scx_partial, restart;
+	double test_scx_error_after;	/* test only: raise a BPF-side error */
+	const char *sets[MAX_SETS];
+	int nr_sets;
+};
+
+struct gov {
+	const struct start_opts *o;
+	struct bpfgov_config cfg;
+	char idle_driver[64];
+	int nr_cpus;
+	enum bpfgov_mode mode;
+	int lock_fd;
+	bool pins_made;
+	struct bpfgov_trace *trace;
+	struct scx_ctx *scx;
+	struct bpf_object *obj;
+	struct ring_buffer *rb;
+	struct actuator *act;
+	int cpu_fd, ctl_fd;
+	/* what was applied */
+	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
+	__u32 *last_seq;
+	__u64 *lat_ns;			/* decision -> completed write */
+	__u64 nr_lat;
+	__u64 lat_max;
+	int scx_restarts;
+};
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void start_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: govloader start [OPTIONS]\n"
+"Load bpfgov, apply its floor and idle decisions, print a summary every second.\n"
+"Stops on SIGINT/SIGTERM, 'govloader stop' or --duration, restoring every knob.\n\n"
+"  --mode auto|trace|scx   scx where the kernel has sched_ext, else trace (auto)\n"
+"  --dry-run               write nothing; log what would be written\n"
+"  --duration S            stop after S seconds\n"
+"  --pin-root DIR          where maps are pinned (%s)\n"
+"  --msr-root DIR          MSR devices <DIR>/<cpu>/msr (%s); regular files\n"
+"                          are stand-ins with MSR X at offset 8*X\n"
+"  --sysfs-root DIR        sysfs for cpufreq/cpuidle/PM QoS knobs (%s)\n"
+"  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
+"  --no-floor, --no-idle   do not apply floors / idle picks\n"
+"  --set KEY=VALUE         set a tunable (repeatable); see README\n"
+"  --btf FILE              kernel BTF for CO-RE (/sys/kernel/btf/vmlinux)\n"
+"  --report FILE           write the final actuation report (JSON) at exit\n"
+"  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
+"  --restart               scx mode: reload after the kernel ejects the scheduler\n"
+"  -v, -q                  more / less output\n",
+		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT);
+}
+
+enum {
+	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
+	OPT_NOFLOOR, OPT_NOIDLE, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
+	OPT_RESTART, OPT_TEST_ERR,
+};
+
+static int parse_start(int argc, char **argv, struct start_opts *o)
+{
+	static const struct option lo[] = {
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "duration", required_argument, NULL, OPT_DUR },
+		{ "pin-root", required_argument, NULL, OPT_PIN },
+		{ "msr-root", required_argument, NULL, OPT_MSR },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
+		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "scx-partial", no_argument, NULL, OPT_PARTIAL },
+		{ "restart", no_argument, NULL, OPT_RESTART },
+		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->pin_root = DEFAULT_PIN_ROOT;
+	o->msr_root = DEFAULT_MSR_ROOT;
+	o->sysfs_root = DEFAULT_SYSFS_ROOT;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case OPT_MODE:
+			if (!strcmp(optarg, "auto"))
+				o->mode = BPFGOV_MODE_NONE;
+			else if (!strcmp(optarg, "trace"))
+				o->mode = BPFGOV_MODE_TRACE;
+			else if (!strcmp(optarg, "scx"))
+				o->mode = BPFGOV_MODE_SCX;
+			else {
+				pr_warn("start: --mode '%s': expected auto, trace or scx\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_DRY: o->dry_run = true; break;
+		case OPT_DUR:
+			if (parse_seconds(optarg, &o->duration)) {
+				pr_warn("start: --duration '%s': expected seconds > 0\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_PIN: o->pin_root = optarg; break;
+		case OPT_MSR: o->msr_root = optarg; break;
+		case OPT_SYSFS: o->sysfs_root = optarg; break;
+		case OPT_BACKEND:
+			if (act_backend_parse(optarg, &o->backend)) {
+				pr_warn("start: --backend '%s': expected auto, intel-hwp, amd-cppc, cpufreq or none\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_NOFLOOR: o->no_floor = true; break;
+		case OPT_NOIDLE: o->no_idle = true; break;
+		case OPT_SET:
+			if (o->nr_sets == MAX_SETS) {
+				pr_warn("start: more than %d --set options\n", MAX_SETS);
+				return -EINVAL;
+			}
+			o->sets[o->nr_sets++] = optarg;
+			break;
+		case OPT_BTF: o->btf_path = optarg; break;
+		case OPT_REPORT: o->report_path = optarg; break;
+		case OPT_PARTIAL: o->scx_partial = true; break;
+		case OPT_RESTART: o->restart = true; break;
+		case OPT_TEST_ERR:
+			if (parse_seconds(optarg, &o->test_scx_error_after)) {
+				pr_warn("start: --test-scx-error-after '%s': expected seconds > 0\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v': log_level = LOG_DEBUG; break;
+		case 'q': log_level = LOG_WARN; break;
+		case 'h': start_usage(stdout); return 1;
+		case ':':
+			pr_warn("start: option '%s' needs a value (try 'govloader start --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			pr_warn("start: unknown option '%s' (try 'govloader start --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		pr_warn("start: unexpected argument '%s' (try 'govloader start --help')\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Tunables: defaults, the machine's idle-state table, then --set. */
+static int build_config(struct gov *g)
+{
+	char msg[256];
+	int i, err;
+
+	bpfgov_config_defaults(&g->cfg);
+	sys_idle_table(g->o->sysfs_root, &g->cfg, g->idle_driver, sizeof(g->idle_driver));
+	g->cfg.transition_latency_us = sys_transition_latency_us(g->o->sysfs_root);
+	for (i = 0; i < g->o->nr_sets; i++) {
+		err = tunable_set_kv(&g->cfg, g->o->sets[i], msg, sizeof(msg));
+		if (err) {
+			pr_warn("start: --set %s\n", msg);
+			return err;
+		}
+	}
+	err = tunable_check(&g->cfg, msg, sizeof(msg));
+	if (err)
+		pr_warn("start: %s\n", msg);
+	return err;
+}
+
+/* Between open and load: size the per-CPU map and pin every shared map
+ * under our root. */
+static int prepare_obj(struct gov *g)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+	int i, err;
+
+	m = bpf_object__find_map_by_name(g->obj, "cpu_state");
+	if (!m)
+		return -ENOENT;
+	err = bpf_map__set_max_entries(m, g->nr_cpus);
+	if (err)
+		return err;
+	for (i = 0; gov_pinned_maps[i]; i++) {
+		m = bpf_object__find_map_by_name(g->obj, gov_pinned_maps[i]);
+		if (!m) {
+			pr_warn("BPF object has no map '%s'\n", gov_pinned_maps[i]);
+			return -ENOENT;
+		}
+		snprintf(path, sizeof(path), "%s/%s", g->o->pin_root, gov_pinned_maps[i]);
+		err = bpf_map__set_pin_path(m, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int map_fd(struct gov *g, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(g->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+/* After load, before attach: tunables, control, fresh per-CPU state. */
+static int init_maps(struct gov *g)
+{
+	struct bpfgov_control ctl = {};
+	struct bpfgov_cpu_state s;
+	__u32 zero = 0, cpu;
+	int cfg_fd;
+
+	cfg_fd = map_fd(g, "tunables");
+	g->ctl_fd = map_fd(g, "control");
+	g->cpu_fd = map_fd(g, "cpu_state");
+	if (cfg_fd < 0 || g->ctl_fd < 0 || g->cpu_fd < 0)
+		return -ENOENT;
+	if (bpf_map_update_elem(cfg_fd, &zero, &g->cfg, BPF_ANY))
+		return -errno;
+	for (cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		pol_cpu_init(&s, &g->cfg);
+		s.qos_limit_us = act_orig_qos_us(g->act, cpu);
+		if (bpf_map_update_elem(g->cpu_fd, &cpu, &s, BPF_ANY))
+			return -errno;
+	}
+	ctl.loader_pid = (__u32)getpid();
+	ctl.mode = g->mode;
+	ctl.actuating = !g->o->dry_run && act_backend(g->act) != ACT_NONE;
+	ctl.started_ns = mono_ns();
+	if (bpf_map_update_elem(g->ctl_fd, &zero, &ctl, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static void lat_add(struct gov *g, __u64 ns)
+{
+	if (ns > g->lat_max)
+		g->lat_max = ns;
+	g->lat_ns[g->nr_lat++ % LAT_SAMPLES] = ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* p50/p99 over the retained samples, in us. */
+static void lat_pcts(const struct gov *g, double *p50, double *p99)
+{
+	__u64 n = g->nr_lat < LAT_SAMPLES ? g->nr_lat : LAT_SAMPLES, *tmp;
+
+	*p50 = *p99 = 0;
+	if (!n)
+		return;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return;
+	memcpy(tmp, g->lat_ns, n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), cmp_u64);
+	*p50 = tmp[(n - 1) / 2] / 1000.0;
+	*p99 = tmp[(n - 1) * 99 / 100] / 1000.0;
+	free(tmp);
+}
+
+static int on_decision(void *ctx, void *data, size_t size)
+{
+	const struct bpfgov_event *e = data;
+	struct gov *g = ctx;
+	int err = 0;
+
+	if (size < sizeof(*e) || e->cpu >= (__u32)g->nr_cpus)
+		return 0;
+	g->decisions++;
+	if (g->last_seq[e->cpu] && e->seq != g->last_seq[e->cpu] + 1)
+		g->seq_gaps++;
+	g->last_seq[e->cpu] = e->seq;
+	if (e->kind == BPFGOV_EV_FLOOR) {
+		g->floor_dec++;
+		if (!g->o->no_floor)
+			err = act_set_floor(g->act, e->cpu, e->floor);
+	} else if (e->kind == BPFGOV_EV_PICK) {
+		g->pick_dec++;
+		if (!g->o->no_idle)
+			err = act_set_idle(g->act, e->cpu, e->idle_pick, &g->cfg);
+	} else {
+		return 0;
+	}
+	if (err)
+		g->act_errors++;
+	else
+		lat_add(g, mono_ns() - e->ts_ns);
+	pr_debug("cpu%u %s %s util=%u floor=%u pick=%u\n", e->cpu, ev_kind_name(e->kind),
+		 ev_reason_name(e->reason), e->util, e->floor, e->idle_pick);
+	return 0;
+}
+
+static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
+{
+	return bpf_map_lookup_elem(g->cpu_fd, &cpu, s) ? -errno : 0;
+}
+
+/* Actuator and counters as JSON: the status file and --report. */
+static void write_status_json(const struct gov *g, FILE *f)
+{
+	struct act_cpu_info ai;
+	double p50, p99;
+	int cpu;
+
+	lat_pcts(g, &p50, &p99);
+	fprintf(f, "{\"pid\":%d,\"mode\":\"%s\",\"backend\":\"%s\",\"dry_run\":%s,"
+		"\"floor_applied\":%s,\"idle_applied\":%s,\"idle_driver\":\"%s\",",
+		(int)getpid(), mode_name(g->mode), act_backend_name(act_backend(g->act)),
+		g->o->dry_run ? "true" : "false", g->o->no_floor ? "false" : "true",
+		g->o->no_idle ? "false" : "true", g->idle_driver);
+	fprintf(f, "\"missing\":");
+	if (act_missing(g->act))
+		fprintf(f, "\"%s\",", act_missing(g->act));
+	else
+		fprintf(f, "null,");
+	fprintf(f, "\"decisions\":%llu,\"floor_decisions\":%llu,\"pick_decisions\":%llu,"
+		"\"actuation_errors\":%llu,\"seq_gaps\":%llu,\"scx_restarts\":%d,"
+		"\"latency_us\":{\"samples\":%llu,\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"cpus\":[",
+		(unsigned long long)g->decisions, (unsigned long long)g->floor_dec,
+		(unsigned long long)g->pick_dec, (unsigned long long)g->act_errors,
+		(unsigned long long)g->seq_gaps, g->scx_restarts,
+		(unsigned long long)g->nr_lat, p50, p99, g->lat_max / 1000.0);
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
+		memset(&ai, 0, sizeof(ai));
+		act_cpu_info(g->act, cpu, &ai);
+		fprintf(f, "%s{\"cpu\":%d,\"online\":%s,\"hw_min\":%u,\"hw_lowest\":%u,"
+			"\"hw_highest\":%u,\"last_floor\":%u,\"last_pick\":%u,\"writes\":%llu,"
+			"\"reasserts\":%llu,\"errors\":%llu}",
+			cpu ? "," : "", cpu, ai.online ? "true" : "false", ai.hw_min, ai.hw_lowest,
+			ai.hw_highest, ai.last_floor, ai.last_pick, (unsigned long long)ai.writes,
+			(unsigned long long)ai.reasserts, (unsigned long long)ai.errors);
+	}
+	fprintf(f, "]}\n");
+}
+
+static int write_json_file(const struct gov *g, const char *path)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
+	write_status_json(g, f);
+	if (fclose(f))
+		return -errno;
+	return rename(tmp, path) ? -errno : 0;
+}
+
+static void publish_status(const struct gov *g)
+{
+	char path[PATH_MAX];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
+	err = write_json_file(g, path);
+	if (err)
+		pr_debug("cannot write %s: %s\n", path, strerror(-err));
+}
+
+/* One line a second: what the governor decided, per CPU (first 8). */
+static void print_summary(struct gov *g, double t, __u64 dec_delta)
+{
+	struct bpfgov_cpu_state s;
+	__u64 drops = 0;
+	int cpu;
+
+	printf("[%6.1fs] %s", t, mode_name(g->mode));
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
+		if (read_cpu(g, cpu, &s))
+			continue;
+		drops += s.rb_drops;
+		if (cpu < 8)
+			printf(" | cpu%d util %4u floor %4u pick %u", cpu, s.util, s.floor, s.idle_pick);
+	}
+	if (g->nr_cpus > 8)
+		printf(" | ...");
+	printf(" | %llu dec/s drops %llu act %s%s\n", (unsigned long long)dec_delta,
+	       (unsigned long long)drops, act_backend_name(act_backend(g->act)),
+	       g->o->dry_run ? " (dry-run)" : "");
+	fflush(stdout);
+}
+
+static void unload_bpf(struct gov *g)
+{
+	ring_buffer__free(g->rb);
+	g->rb = NULL;
+	if (g->scx) {
+		scx_detach(g->scx);
+		scx_close(g->scx);
+		g->scx = NULL;
+	}
+	if (g->trace) {
+		bpfgov_trace__destroy(g->trace);
+		g->trace = NULL;
+	}
+	g->obj = NULL;
+	/* Pins outlive the object; remove them so a new load starts fresh. */
+	if (g->pins_made)
+		pins_remove(g->o->pin_root);
+}
+
+static int load_bpf(struct gov *g)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = g->o->btf_path);
+	int err;
+
+	err = pins_prepare(g->o->pin_root);
+	if (err)
+		return err;
+	g->pins_made = true;
+	if (g->mode == BPFGOV_MODE_SCX) {
+		struct scx_opts so = { .partial = g->o->scx_partial, .nr_cpus = g->nr_cpus };
+
+		g->scx = scx_open(&so);
+		if (!g->scx) {
+			err = -errno;
+			pr_warn("cannot open the sched_ext scheduler: %s\n", strerror(-err));
+			return err;
+		}
+		g->obj = scx_obj(g->scx);
+	} else {
+		g->trace = bpfgov_trace__open_opts(&oo);
+		if (!g->trace) {
+			err = -errno;
+			pr_warn("cannot open the BPF object: %s\n", strerror(-err));
+			return err;
+		}
+		g->trace->rodata->nr_cpus = g->nr_cpus;
+		g->obj = g->trace->obj;
+	}
+	err = prepare_obj(g);
+	if (err) {
+		pr_warn("cannot prepare maps: %s\n", strerror(-err));
+		return err;
+	}
+	err = g->scx ? scx_load(g->scx) : bpfgov_trace__load(g->trace);
+	if (err) {
+		pr_warn("cannot load the BPF programs into the kernel: %s (run with -v for the verifier log)\n",
+			strerror(-err));
+		return err;
+	}
+	err = init_maps(g);
+	if (err) {
+		pr_warn("cannot initialise maps: %s\n", strerror(-err));
+		return err;
+	}
+	err = g->scx ? scx_attach(g->scx) : bpfgov_trace__attach(g->trace);
+	if (err) {
+		pr_warn("cannot attach the BPF programs: %s\n", strerror(-err));
+		return err;
+	}
+	g->rb = ring_buffer__new(map_fd(g, "events"), on_decision, g, NULL);
+	if (!g->rb) {
+		err = -errno;
+		pr_warn("cannot open the events ring buffer: %s\n", strerror(-err));
+		return err;
+	}
+	pr_info("%s mode attached on %d CPUs; maps pinned under %s\n", mode_name(g->mode),
+		g->nr_cpus, g->o->pin_root);
+	if (g->o->no_floor)
+		pr_info("floors are not applied (--no-floor)\n");
+	else if (act_missing(g->act))
+		pr_warn("nothing to actuate the floor with: %s; decisions still flow\n",
+			act_missing(g->act));
+	else
+		pr_info("floor backend: %s%s\n", act_backend_name(act_backend(g->act)),
+			g->o->dry_run ? " (dry-run)" : "");
+	if (!g->o->no_idle && !act_idle_available(g->act))
+		pr_warn("no per-CPU PM QoS files under %s: idle picks are not applied\n",
+			g->o->sysfs_root);
+	return 0;
+}
+
+/* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
+ * -errno on a failure. */
+static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
+{
+	__u64 next = mono_ns() + 1000000000ull, last_dec = g->decisions, err_at = 0;
+	struct scx_exit ex;
+	char buf[1200];
+	int err;
+
+	if (g->scx && g->o->test_scx_error_after > 0)
+		err_at = mono_ns() + (__u64)(g->o->test_scx_error_after * 1e9);
+	publish_status(g);
+	while (!exiting) {
+		err = ring_buffer__poll(g->rb, 100);
+		if (err < 0 && err != -EINTR) {
+			pr_warn("ring buffer poll failed: %s\n", strerror(-err));
+			return err;
+		}
+		if (g->scx && scx_exited(g->scx, &ex)) {
+			ring_buffer__consume(g->rb);
+			scx_format_exit(&ex, buf, sizeof(buf));
+			if (scx_exit_is_error(&ex)) {
+				pr_warn("the kernel stopped the scheduler: %s\n", buf);
+				return 1;
+			}
+			pr_warn("the scheduler was unregistered: %s\n", buf);
+			return 0;
+		}
+		if (err_at && mono_ns() >= err_at) {
+			err_at = 0;
+			pr_info("test: triggering a BPF-side error\n");
+			scx_trigger_test_error(g->scx);
+		}
+		if (mono_ns() >= next) {
+			print_summary(g, (mono_ns() - t0) / 1e9, g->decisions - last_dec);
+			last_dec = g->decisions;
+			if (!g->o->dry_run)
+				act_reassert(g->act);
+			publish_status(g);
+			next += 1000000000ull;
+		}
+		if (deadline && mono_ns() >= deadline)
+			break;
+	}
+	return 0;
+}
+
+static int start_main(struct start_opts *o)
+{
+	struct act_opts ao = {};
+	struct gov g = { .o = o, .lock_fd = -1, .cpu_fd = -1, .ctl_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char path[PATH_MAX];
+	__u64 t0, deadline = 0;
+	pid_t owner;
+	int err, ret = 1;
+
+	if (geteuid() != 0) {
+		pr_warn("start needs root (CAP_BPF, CAP_SYS_ADMIN)\n");
+		return 1;
+	}
+	if (!sys_have_btf(o->btf_path)) {
+		pr_warn("no kernel BTF at %s: bpfgov needs CONFIG_DEBUG_INFO_BTF=y\n",
+			o->btf_path ? o->btf_path : "/sys/kernel/btf/vmlinux");
+		return 1;
+	}
+	g.nr_cpus = sys_nr_cpus();
+	if (g.nr_cpus <= 0) {
+		pr_warn("cannot count CPUs: %s\n", strerror(-g.nr_cpus));
+		return 1;
+	}
+	g.mode = o->mode;
+	if (g.mode == BPFGOV_MODE_NONE)
+		g.mode = sys_have_sched_ext() ? BPFGOV_MODE_SCX : BPFGOV_MODE_TRACE;
+	if (g.mode == BPFGOV_MODE_SCX && !scx_supported()) {
+		pr_warn("--mode scx: this kernel has no sched_ext (/sys/kernel/sched_ext); use --mode trace\n");
+		return 1;
+	}
+	if (build_config(&g))
+		return EXIT_USAGE;
+
+	err = gov_lock_take(&g.lock_fd, &owner);
+	if (err == -EBUSY) {
+		pr_warn("bpfgov is already running (pid %d); 'govloader stop' first\n", (int)owner);
+		return 1;
+	}
+	if (err)
+		return 1;
+	/* We hold the lock: any pins left under our root belong to a dead
+	 * instance. Reusing them would resurrect its state. */
+	if (pins_present(o->pin_root)) {
+		pr_info("removing stale pins under %s left by a dead instance\n", o->pin_root);
+		pins_remove(o->pin_root);
+	}
+
+	err = pins_prepare(o->pin_root);
+	if (err)
+		goto cleanup;
+
+	g.last_seq = calloc(g.nr_cpus, sizeof(*g.last_seq));
+	g.lat_ns = calloc(LAT_SAMPLES, sizeof(*g.lat_ns));
+	if (!g.last_seq || !g.lat_ns) {
+		pr_warn("out of memory\n");
+		goto cleanup;
+	}
+
+	ao.msr_root = o->msr_root;
+	ao.sysfs_root = o->sysfs_root;
+	ao.backend = o->backend;
+	ao.dry_run = o->dry_run;
+	ao.floor = !o->no_floor;
+	ao.idle = !o->no_idle;
+	ao.nr_cpus = g.nr_cpus;
+	err = act_open(&g.act, &ao);
+	if (err)
+		goto cleanup;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	t0 = mono_ns();
+	if (o->duration > 0)
+		deadline = t0 + (__u64)(o->duration * 1e9);
+	for (;;) {
+		err = load_bpf(&g);
+		if (err)
+			goto cleanup;
+		err = run_loop(&g, t0, deadline);
+		unload_bpf(&g);
+		if (err < 0)
+			goto cleanup;
+		if (err == 1) {
+			if (o->restart && !exiting && g.scx_restarts < 5) {
+				g.scx_restarts++;
+				pr_warn("restarting the scheduler (%d/5)\n", g.scx_restarts);
+				continue;
+			}
+			goto cleanup;	/* ejected: restore and exit non-zero */
+		}
+		break;
+	}
+	ret = 0;
+cleanup:
+	unload_bpf(&g);
+	if (g.act) {
+		int n = act_pending(g.act);
+
+		err = act_restore(g.act);
+		if (err) {
+			pr_warn("restoring actuated state failed: %s\n", strerror(-err));
+			ret = 1;
+		} else if (n) {
+			pr_info("restored the %d register(s)/file(s) bpfgov changed\n", n);
+		}
+	}
+	if (o->report_path && g.act) {
+		err = write_json_file(&g, o->report_path);
+		if (err)
+			pr_warn("cannot write report %s: %s\n", o->report_path, strerror(-err));
+	}
+	act_close(g.act);
+	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
+	unlink(path);
+	free(g.lat_ns);
+	free(g.last_seq);
+	gov_lock_release(g.lock_fd);
+	return ret;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_level < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && log_level < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_WARN && log_level < LOG_DEBUG)
+		return 0;	/* our own pr_warn says what failed, in one line */
+	return vfprintf(stderr, fmt, ap);
+}
+
+int do_start(int argc, char **argv)
+{
+	struct start_opts o = {};
+	int err;
+
+	err = parse_start(argc, argv, &o);
+	if (err > 0)
+		return 0;	/* --help */
+	if (err)
+		return EXIT_USAGE;
+	libbpf_set_print(libbpf_print);
+	return start_main(&o);
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `govloader synth`: write the seed scenarios of the linux-pm threads as
+ * traces, with this host's cost model, so replay has known inputs:
+ *  - periodic: fixed work per period at F Hz (Doug Smythies' 347 Hz load
+ *    sweep that exposed the HWP "stuck at minimum" problem);
+ *  - impulse: long busy, one short gap, busy again (the inverse impulse
+ *    response test: gaps of 747-950 us);
+ *  - pingpong: a token bounced between two CPUs with W us of work per hop.
+ *
+ * The trace is written as if recorded under one idle state (--recorded,
+ * default halt, what this host's haltpoll governor always picks): every
+ * idle residency is the sleep the workload asked for plus that state's
+ * wake-up cost, and wakeups from the other CPU carry a wake latency sample.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "log.h"
+#include "replay.h"
+
+#define NS_PER_US	1000ull
+#define NS_PER_MS	1000000ull
+#define NS_PER_S	1000000000ull
+#define T0		1000000000ull	/* traces start at 1 s: no zero timestamps */
+
+struct synth {
+	struct trace t;
+	__u32 rec_state;		/* state the idle periods are spent in */
+	__u64 cost_ns;			/* its wake-up cost */
+	/* periodic: an open busy run that continues into the next period */
+	__u64 busy_open;
+};
+
+static int add(struct synth *s, __u64 ts, __u64 dur, __u32 cpu, __u32 kind, __u32 state)
+{
+	return trace_add(&s->t, ts, dur, cpu, kind, state);
+}
+
+static int add_busy(struct synth *s, __u32 cpu, __u64 start, __u64 end)
+{
+	return end > start ? add(s, end, end - start, cpu, BPFGOV_EV_BUSY, TRACE_NO_STATE) : 0;
+}
+
+/* One idle period [start, end), spent in one residency of rec_state.
+ * @wake_lat: latency sample when another CPU woke us (0: a timer did). */
+static int add_idle(struct synth *s, __u32 cpu, __u64 start, __u64 end, __u64 wake_lat)
+{
+	int err;
+
+	if (end <= start)
+		return 0;
+	err = add(s, end, end - start, cpu, BPFGOV_EV_IDLE_EXIT, s->rec_state);
+	if (!err && wake_lat)
+		err = add(s, end, wake_lat, cpu, BPFGOV_EV_WAKE_LAT, s->rec_state);
+	if (!err)
+		err = add(s, end, end - start, cpu, BPFGOV_EV_IDLE_GAP, TRACE_NO_STATE);
+	return err;
+}
+
+/* periodic: @load_pm permille of each period busy; a period with no idle
+ * extends the busy run instead of closing it. */
+static int periodic_span(struct synth *s, __u64 *now, __u64 period, __u32 load_pm, __u64 span)
+{
+	__u64 end = *now + span, min_busy = 2 * NS_PER_US;
+	int err = 0;
+
+	while (!err && *now + period <= end) {
+		__u64 busy = period * load_pm / 1000;
+
+		/* Even "no load" wakes up and runs a little. */
+		if (busy < min_busy)
+			busy = min_busy;
+		if (busy >= period) {
+			*now += period;
+			continue;
+		}
+		err = add_busy(s, 0, s->busy_open, *now + busy);
+		if (!err)
+			err = add_idle(s, 0, *now + busy, *now + period, 0);
+		*now += period;
+		s->busy_open = *now;
+	}
+	return err;
+}
+
+static int parse_range(const char *arg, double *lo, double *hi, double *step, int need_step)
+{
+	char *end;
+
+	*lo = strtod(arg, &end);
+	if (end == arg || *end != ':')
+		return -EINVAL;
+	arg = end + 1;
+	*hi = strtod(arg, &end);
+	if (end == arg || (need_step ? *end != ':' : *end != '\0'))
+		return -EINVAL;
+	if (!need_step)
+		return 0;
+	arg = end + 1;
+	*step = strtod(arg, &end);
+	if (end == arg || *end || *step <= 0)
+		return -EINVAL;
+	return 0;
+}
+
+static void synth_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: govloader synth SCENARIO [options] -o FILE\n"
+		"Write a seed scenario as a trace (docs/trace-format.md).\n"
+		"Scenarios:\n"
+		"  periodic --hz F --load PCT [--duration S]    work/sleep at F Hz (default 347, 50%%, 10 s)\n"
+		"  periodic --hz F --sweep LO:HI:STEP [--step-s S]  load LO..HI and back, S s a step (3)\n"
+		"  impulse --gap-us G|LO:HI [--trials N] [--busy-ms B]  long busy, one gap, busy\n"
+		"                                                (default 842 us, 100 trials, 100 ms)\n"
+		"  pingpong --work-us W [--duration S] [--hop-us H]  token between CPU0 and CPU1,\n"
+		"                                                W us of work per hop (+H us overhead, 5)\n"
+		"Cost model (this host): --halt-cost-us N (100), --poll-cost-us N (1),\n"
+		"  --recorded poll|halt: state the idle time is spent in (default: halt;\n"
+		"                      pingpong: poll, so sleeps are the workload's own)\n"
+		"  -o, --output FILE   trace to write (required)\n"
+		"  -h, --help          this text\n");
+}
+
+int do_synth(int argc, char **argv)
+{
+	enum { O_HZ = 256, O_LOAD, O_DUR, O_SWEEP, O_STEP, O_GAP, O_TRIALS, O_BUSY, O_WORK,
+	       O_HOP, O_HALT, O_POLL, O_REC };
+	static const struct option opts[] = {
+		{ "hz", required_argument, NULL, O_HZ },
+		{ "load", required_argument, NULL, O_LOAD },
+		{ "duration", required_argument, NULL, O_DUR },
+		{ "sweep", required_argument, NULL, O_SWEEP },
+		{ "step-s", required_argument, NULL, O_STEP },
+		{ "gap-us", required_argument, NULL, O_GAP },
+		{ "trials", required_argument, NULL, O_TRIALS },
+		{ "busy-ms", required_argument, NULL, O_BUSY },
+		{ "work-us", required_argument, NULL, O_WORK },
+		{ "hop-us", required_argument, NULL, O_HOP },
+		{ "halt-cost-us", required_argument, NULL, O_HALT },
+		{ "poll-cost-us", required_argument, NULL, O_POLL },
+		{ "recorded", required_argument, NULL, O_REC },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* Which options each scenario takes, so a misplaced one is an error
+	 * rather than silently ignored. */
+	static const char *const takes[] = { "periodic", "hz load duration sweep step-s",
+					     "impulse", "gap-us trials busy-ms",
+					     "pingpong", "work-us duration hop-us" };
+	struct synth s;
+	const char *scen, *out = NULL;
+	double hz = 347, load = 50, dur = -1, step_s = 3, lo = 0, hi = 0, step = 0;
+	double gap_lo = 842, gap_hi = 842, busy_ms = 100, work_us = 0, hop_us = 5;
+	double halt_us = 100, poll_us = 1;
+	__u32 trials = 100;
+	int c, sweep = 0, ret = 2, scen_idx = -1;
+	char msg[512], *src;
+	size_t used = 0;
+
+	memset(&s, 0, sizeof(s));
+	trace_init(&s.t);
+	s.rec_state = TRACE_NO_STATE;	/* per scenario, below */
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		synth_usage(stdout);
+		return 0;
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		pr_warn("synth: need a SCENARIO: periodic, impulse or pingpong (see --help)\n");
+		return 2;
+	}
+	scen = argv[1];
+	for (int i = 0; i < 6; i += 2)
+		if (!strcmp(scen, takes[i]))
+			scen_idx = i;
+	if (scen_idx < 0) {
+		pr_warn("synth: unknown scenario '%s' (periodic, impulse, pingpong)\n", scen);
+		return 2;
+	}
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc - 1, argv + 1, "o:h", opts, NULL)) != -1) {
+		double v = 0;
+		char *end = NULL;
+
+		if (c == 'h') {
+			synth_usage(stdout);
+			ret = 0;
+			goto out;
+		}
+		if (c == 'o') {
+			out = optarg;
+			continue;
+		}
+		if (c == '?' || c == ':') {
+			pr_warn("synth: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind]);
+			goto out;
+		}
+		if (c != O_SWEEP && c != O_GAP && c != O_REC) {
+			v = strtod(optarg, &end);
+			if (end == optarg || *end || v < 0 || v > 1e9) {
+				pr_warn("synth: bad value '%s' for --%s\n", optarg, opts[c - O_HZ].name);
+				goto out;
+			}
+		}
+		if (c < O_HALT) {
+			const char *name = opts[c - O_HZ].name, *list = takes[scen_idx + 1], *hit;
+			size_t nl = strlen(name);
+
+			hit = strstr(list, name);
+			while (hit && ((hit != list && hit[-1] != ' ') || (hit[nl] && hit[nl] != ' ')))
+				hit = strstr(hit + 1, name);
+			if (!hit) {
+				pr_warn("synth: --%s does not apply to '%s' (it takes: %s)\n", name,
+					scen, list);
+				goto out;
+			}
+		}
+		switch (c) {
+		case O_HZ: hz = v; break;
+		case O_LOAD: load = v; break;
+		case O_DUR: dur = v; break;
+		case O_STEP: step_s = v; break;
+		case O_TRIALS: trials = (__u32)v; break;
+		case O_BUSY: busy_ms = v; break;
+		case O_WORK: work_us = v; break;
+		case O_HOP: hop_us = v; break;
+		case O_HALT: halt_us = v; break;
+		case O_POLL: poll_us = v; break;
+		case O_SWEEP:
+			if (parse_range(optarg, &lo, &hi, &step, 1) || lo < 0 || hi > 100 || lo > hi) {
+				pr_warn("synth: --sweep wants LO:HI:STEP in percent, 0 <= LO <= HI <= 100\n");
+				goto out;
+			}
+			sweep = 1;
+			break;
+		case O_GAP:
+			if (strchr(optarg, ':')) {
+				if (parse_range(optarg, &gap_lo, &gap_hi, NULL, 0) || gap_lo > gap_hi ||
+				    gap_lo < 0) {
+					pr_warn("synth: --gap-us wants G or LO:HI in us\n");
+					goto out;
+				}
+			} else {
+				gap_lo = gap_hi = strtod(optarg, &end);
+				if (end == optarg || *end || gap_lo < 0) {
+					pr_warn("synth: --gap-us wants G or LO:HI in us\n");
+					goto out;
+				}
+			}
+			break;
+		case O_REC:
+			if (!strcmp(optarg, "poll"))
+				s.rec_state = 0;
+			else if (!strcmp(optarg, "halt"))
+				s.rec_state = 1;
+			else {
+				pr_warn("synth: --recorded wants poll or halt\n");
+				goto out;
+			}
+			break;
+		}
+	}
+	if (optind + 1 != argc) {
+		pr_warn("synth: unexpected argument '%s'\n", argv[optind + 1]);
+		goto out;
+	}
+	if (!out) {
+		pr_warn("synth: missing -o FILE\n");
+		goto out;
+	}
+	if (hz <= 0 || hz > 100000 || load > 100 || trials < 1 || busy_ms <= 0 || dur == 0 ||
+	    step_s <= 0) {
+		pr_warn("synth: out of range: need 0 < hz <= 100000, load <= 100, trials >= 1, busy-ms > 0, duration > 0\n");
+		goto out;
+	}
+
+	/* The host: state0 POLL, state1 the halt state the driver claims
+	 * costs 1 us; the costs are what a wake-up really takes here. */
+	s.t.nr_states = 2;
+	snprintf(s.t.states[0].name, TRACE_NAME_LEN, "POLL");
+	s.t.states[0].is_poll = 1;
+	s.t.states[0].cost_ns = (__u64)(poll_us * NS_PER_US);
+	snprintf(s.t.states[1].name, TRACE_NAME_LEN, "HALT");
+	s.t.states[1].exit_latency_us = 1;
+	s.t.states[1].residency_us = 1;
+	s.t.states[1].cost_ns = (__u64)(halt_us * NS_PER_US);
+	/* Ping-pong's sleep is the peer's work plus the peer's wake-up: a
+	 * trace "recorded" under halt would bake 100 us of halt latency into
+	 * every sleep and make polling look wrong even at 0 us of work. So
+	 * ping-pong is written as if polling (the workload's own timing);
+	 * timer-driven scenarios sleep the same either way and are written
+	 * as this host's haltpoll governor runs them, in halt. */
+	if (s.rec_state == TRACE_NO_STATE)
+		s.rec_state = !strcmp(scen, "pingpong") ? 0 : 1;
+	s.cost_ns = s.t.states[s.rec_state].cost_ns;
+	/* The command line that made the trace, minus the output name. */
+	src = s.t.source;
+	used = snprintf(src, sizeof(s.t.source), "synth %s", scen);
+	for (int i = 2; i < argc && used < sizeof(s.t.source); i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(argv[i], "--output=", 9) || !strncmp(argv[i], "-o", 2))
+			continue;
+		used += snprintf(src + used, sizeof(s.t.source) - used, " %s", argv[i]);
+	}
+
+	ret = 1;
+	if (!strcmp(scen, "periodic")) {
+		__u64 period = (__u64)(NS_PER_S / hz), now = T0;
+
+		s.t.nr_cpus = 1;
+		s.busy_open = now;
+		if (!sweep) {
+			__u64 span = (__u64)((dur > 0 ? dur : 10) * NS_PER_S);
+
+			if (periodic_span(&s, &now, period, (__u32)(load * 10), span))
+				goto nomem;
+		} else {
+			int n = (int)((hi - lo) / step + 1e-9);
+			__u64 span = (__u64)(step_s * NS_PER_S);
+
+			/* up LO..HI, then back down, like the seed's test */
+			for (int i = 0; i <= 2 * n; i++) {
+				double l = i <= n ? lo + i * step : lo + (2 * n - i) * step;
+
+				if (periodic_span(&s, &now, period, (__u32)(l * 10 + 0.5), span))
+					goto nomem;
+			}
+		}
+		if (add_busy(&s, 0, s.busy_open, now))
+			goto nomem;
+	} else if (!strcmp(scen, "impulse")) {
+		__u64 now = T0, busy = (__u64)(busy_ms * NS_PER_MS);
+
+		s.t.nr_cpus = 1;
+		for (__u32 i = 0; i < trials; i++) {
+			double g = trials > 1 ? gap_lo + (gap_hi - gap_lo) * i / (trials - 1) : gap_lo;
+			__u64 gap = (__u64)(g * NS_PER_US);
+
+			if (add_busy(&s, 0, now, now + busy) ||
+			    add_idle(&s, 0, now + busy, now + busy + gap, 0))
+				goto nomem;
+			now += busy + gap;
+		}
+		if (add_busy(&s, 0, now, now + busy))
+			goto nomem;
+	} else {
+		/* CPU0 works, wakes CPU1, sleeps until CPU1 wakes it back. */
+		__u64 w = (__u64)((work_us + hop_us) * NS_PER_US), L = s.cost_ns, now = T0;
+		__u64 end = T0 + (__u64)((dur > 0 ? dur : 2) * NS_PER_S);
+		__u64 idle1_since = T0;
+
+		if (!w) {
+			pr_warn("synth: pingpong needs --work-us + --hop-us > 0\n");
+			ret = 2;
+			goto out;
+		}
+		s.t.nr_cpus = 2;
+		while (now + 2 * (w + L) <= end) {
+			if (add_busy(&s, 0, now, now + w) ||
+			    add_idle(&s, 1, idle1_since, now + w + L, L) ||
+			    add_busy(&s, 1, now + w + L, now + 2 * w + L) ||
+			    add_idle(&s, 0, now + w, now + 2 * w + 2 * L, L))
+				goto nomem;
+			idle1_since = now + 2 * w + L;
+			now += 2 * (w + L);
+		}
+	}
+	trace_sort(&s.t);
+	if (trace_save(out, &s.t, msg, sizeof(msg))) {
+		pr_warn("synth: %s\n", msg);
+		goto out;
+	}
+	pr_info("synth: wrote %zu records to %s\n", s.t.nr, out);
+	ret = 0;
+	goto out;
+nomem:
+	pr_warn("synth: out of memory\n");
+out:
+	trace_free(&s.t);
+	return ret;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Facts about the running system, read under a sysfs root. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "log.h"
+
+int sys_nr_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	if (n > BPFGOV_MAX_CPUS) {
+		pr_warn("%d possible CPUs, only the first %d are governed\n", n, BPFGOV_MAX_CPUS);
+		n = BPFGOV_MAX_CPUS;
+	}
+	return n;
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		err = -EIO;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return err;
+}
+
+static int read_u32(const char *path, __u32 *out)
+{
+	char buf[64], *end;
+	unsigned long v;
+	int err = read_line(path, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	*out = v > 0xffffffffUL ? 0xffffffffu : (__u32)v;
+	return 0;
+}
+
+int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c, char *driver, size_t len)
+{
+	char path[PATH_MAX], name[64];
+	__u32 k, lat, res;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpuidle/current_driver", sysfs_root);
+	if (read_line(path, driver, len))
+		snprintf(driver, len, "none");
+
+	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/name",
+			 sysfs_root, k);
+		if (read_line(path, name, sizeof(name)))
+			break;
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/latency",
+			 sysfs_root, k);
+		if (read_u32(path, &lat))
+			break;
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/residency",
+			 sysfs_root, k);
+		if (read_u32(path, &res))
+			break;
+		c->state_exit_latency_us[k] = lat;
+		c->state_residency_us[k] = res;
+		c->state_is_poll[k] = !strcmp(name, "POLL");
+	}
+	if (k > 0) {
+		c->nr_states = k;
+		return 0;
+	}
+	/* No driver: the kernel polls (state 0) or halts (state 1); keep
+	 * the model bpfgov_config_defaults() set up. */
+	return 0;
+}
+
+__u32 sys_transition_latency_us(const char *sysfs_root)
+{
+	char path[PATH_MAX];
+	__u32 ns = 0;
+
+	snprintf(path, sizeof(path),
+		 "%s/devices/system/cpu/cpu0/cpufreq/cpuinfo_transition_latency", sysfs_root);
+	if (read_u32(path, &ns) || ns == 0xffffffffu)	/* CPUFREQ_ETERNAL */
+		return 0;
+	return (ns + 999) / 1000;
+}
+
+bool sys_have_sched_ext(void)
+{
+	return !access("/sys/kernel/sched_ext", F_OK);
+}
+
+bool sys_have_btf(const char *btf_path)
+{
+	return !access(btf_path ? btf_path : "/sys/kernel/btf/vmlinux", R_OK);
+}
