@@ -30,8 +30,8 @@
  * and at least its target residency. Idle worths go into
  * decayed bins bounded by those payback points (teo's idea, with costs that
  * are measured instead of trusted). The pick is the deepest state that the
- * history says pays back at least half the time, whose exit latency fits
- * the PM QoS limit. A polling pick is vetoed when the expected idle is long
+ * history says pays back at least half the time (with a hysteresis band:
+ * 5/8 to go deeper, 3/8 to stay), whose exit latency fits the PM QoS limit. A polling pick is vetoed when the expected idle is long
  * or a poll ran longer than poll_max_us (the "powernightmares").
  */
 #ifndef __BPFGOV_POLICY_H
@@ -354,13 +354,19 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 			break;
 		total += s->bins[k];
 	}
-	/* Walk from the deepest state: pick the first one that the history
-	 * says pays back at least half of the time (any, with no history). */
+	/*
+	 * Walk from the deepest state: pick the first one that the history
+	 * says pays back at least half of the time (any, with no history).
+	 * With a band around one half: going deeper than the current pick
+	 * takes 5/8 of the history, staying at or above it 3/8. A bare
+	 * median flips between two states on every other idle period when
+	 * the history sits near the boundary, and each flip is a sysfs write.
+	 */
 	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
 		if (k >= n)
 			continue;
 		acc += s->bins[k];
-		if (total && acc * 2 < total)
+		if (total && acc * 8 < total * (k > s->idle_pick ? 5 : 3))
 			continue;
 		if (!pol_allowed(s, c, k)) {
 			qos_cut = 1;

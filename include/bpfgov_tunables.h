@@ -9,6 +9,8 @@
 #ifndef __BPFGOV_TUNABLES_H
 #define __BPFGOV_TUNABLES_H
 
+#include "bpfgov.h"
+
 #define BPFGOV_TUNABLES(X)						\
 	X(headroom_pct,        125,  100,    400, "%",    "floor = util x headroom / 100 (schedutil uses 125)") \
 	X(floor_min,             0,    0,   1024, "/1024", "lowest floor ever requested") \

@@ -24,6 +24,7 @@
 #include "common.h"
 #include "gov.h"
 #include "log.h"
+#include "replay.h"
 #include "tunables.h"
 
 static const struct cmd {
@@ -36,7 +37,9 @@ static const struct cmd {
 	{ "status", do_status, "state of the running instance (--json)" },
 	{ "tail",   do_tail,   "stream live decisions (--json, --cpu N, --count N)" },
 	{ "dump",   do_dump,   "pinned maps in readable form" },
-/*@REPLAY@*/
+	{ "record", do_record, "record the live event stream to a trace file" },
+	{ "replay", do_replay, "run the policy core and reference governors over a trace" },
+	{ "synth",  do_synth,  "write a synthetic seed-scenario trace" },
 	{ NULL, NULL, NULL },
 };
 

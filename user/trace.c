@@ -227,7 +227,7 @@ static int check_header(struct parser *p, struct trace *t, __u32 seen)
 		return perr(p, "header has no 'nr_cpus' line before 'records'");
 	while (n < BPFGOV_MAX_STATES && (seen & (1u << n)))
 		n++;
-	if (!n)
+	if (!seen)
 		return perr(p, "header describes no idle state (need 'state 0 ...')");
 	if (seen >> n)
 		return perr(p, "idle states must be numbered 0..N-1 without holes (state %u missing)", n);

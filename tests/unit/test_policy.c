@@ -1008,18 +1008,21 @@ static void test_idle_history_short_picks_poll_long_picks_halt(void **state)
 	 * moves the pick). A poll is worth its whole residency, 150us >= 2us:
 	 * bin 1, and each one is too shallow. bins[0] only decays: 5521,
 	 * 4831, 4228, 3700, 3238; bins[1] grows 1024, 1920, 2704, 3390, 3991.
-	 * Halt needs bins[1] * 2 >= total, i.e. bins[1] >= bins[0]: 3390 <
-	 * 3700 after the 4th, 3991 >= 3238 after the 5th. */
+	 * then 2834, 2480; bins[1] 4517, 4977. Going deeper than the current
+	 * pick (poll) takes 5/8 of the history: bins[1] * 8 >= total * 5.
+	 * 5th: 3991 * 8 = 31928 < (3238 + 3991) * 5 = 36145; 6th: 36136 <
+	 * (2834 + 4517) * 5 = 36755; 7th: 39816 >= (2480 + 4977) * 5 = 37285.
+	 * (A bare median would have switched at the 5th: 3991 >= 3238.) */
 	for (i = 0; i < 20 && m.s.idle_pick == 0; i++) {
 		sim_busy(&m, 10 * US, 0);
 		sim_idle(&m, 150 * US, 0, 0);
 	}
-	assert_int_equal(i, 5);
-	assert_int_equal(m.s.bins[0], 3238);
-	assert_int_equal(m.s.bins[1], 3991);
+	assert_int_equal(i, 7);
+	assert_int_equal(m.s.bins[0], 2480);
+	assert_int_equal(m.s.bins[1], 4977);
 	assert_int_equal(m.s.idle_pick, 1);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_HISTORY);
-	assert_int_equal(m.s.nr_too_shallow, 5);
+	assert_int_equal(m.s.nr_too_shallow, 7);
 	assert_int_equal(m.s.nr_long_polls, 0);
 
 	/* 4 states: the same 300us residency is worth 298us in C1 (bin 2:
@@ -1088,21 +1091,24 @@ static void test_idle_measured_cost_raises_payback(void **state)
 	m.c.payback_pct = 200;
 
 	/* 10 x 50us in the current pick. In halt: worth 0 < 200us, too deep,
-	 * bin 0. 1st: bins[1] 1920 - 240 = 1680, bins[0] 1024, 3360 >= 2704:
-	 * halt stays. 2nd: bins[1] 1680 - 210 = 1470, bins[0] 1024 - 128 +
-	 * 1024 = 1920, 2940 < 3390: poll. Then 8 polls worth 50us < 200us:
-	 * bin 0, neither too deep nor too shallow. */
+	 * bin 0. Staying in halt (the current pick) takes 3/8 of the history:
+	 * bins[1] * 8 >= total * 3. 1st: bins[1] 1920 - 240 = 1680, bins[0]
+	 * 1024: 13440 >= 8112, halt stays. 2nd: bins[1] 1680 - 210 = 1470,
+	 * bins[0] 1024 - 128 + 1024 = 1920: 11760 >= 10170, stays. 3rd:
+	 * bins[1] 1470 - 183 = 1287, bins[0] 1920 - 240 + 1024 = 2704:
+	 * 10296 < 11973: poll. Then 7 polls worth 50us < 200us: bin 0,
+	 * neither too deep nor too shallow. */
 	for (i = 0; i < 10; i++) {
 		sim_busy(&m, 10 * US, 0);
 		sim_idle(&m, 50 * US, m.s.idle_pick, 0);
-		if (i == 0)
+		if (i < 2)
 			assert_int_equal(m.s.idle_pick, 1);
 	}
-	assert_int_equal(m.s.nr_too_deep, 2);
+	assert_int_equal(m.s.nr_too_deep, 3);
 	assert_int_equal(m.s.nr_too_shallow, 0);
 	assert_int_equal(m.s.idle_pick, 0);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_HISTORY);
-	assert_int_equal(m.s.poll_ns, 8 * 50 * US);
+	assert_int_equal(m.s.poll_ns, 7 * 50 * US);
 
 	/* EWMA (shift 3): a second sample of 20us:
 	 * 100000 + 20000/8 - 100000/8 = 100000 + 2500 - 12500 = 90000.
@@ -1111,7 +1117,7 @@ static void test_idle_measured_cost_raises_payback(void **state)
 	sim_idle(&m, 500 * US, 1, 20 * US);
 	assert_int_equal(m.s.wake_cost_ns[1], 90000);
 	assert_int_equal(m.s.nr_wake_samples, 2);
-	assert_int_equal(m.s.nr_too_deep, 2);
+	assert_int_equal(m.s.nr_too_deep, 3);
 
 	/* the stamp is taken once per residency: the first waker counts */
 	pol_busy_begin(&m.s, &m.c, m.now);
@@ -1130,7 +1136,7 @@ static void test_idle_measured_cost_raises_payback(void **state)
 		assert_int_equal(m.s.wake_cost_ns[1], 88750);
 		/* worth = first stamp - enter = 100us < 2 * 88.75us = 177.5us:
 		 * too deep */
-		assert_int_equal(m.s.nr_too_deep, 3);
+		assert_int_equal(m.s.nr_too_deep, 4);
 	}
 	/* no stamp outside a residency */
 	pol_wake_stamp(&m.s, m.now + 200 * US);

@@ -183,7 +183,7 @@ static void test_truncated(void **state)
 	(void)state;
 	/* cut before the trailer: the records read fine, the end is missing */
 	expect_reject("cut-end.trace", doc_example, end_line - doc_example, 16,
-		      "truncated: no 'end' line after 7 records");
+		      "truncated: no 'end' line after 8 records");
 	/* cut in the middle of a record line */
 	expect_reject("cut-mid.trace", doc_example, rec_line - doc_example + 7, 13,
 		      "truncated: last line has no newline");
