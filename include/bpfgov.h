@@ -43,6 +43,7 @@ struct bpfgov_config {
 	__u32 poll_max_us;		/* never pick polling when expected idle exceeds this */
 	__u32 bin_decay_shift;		/* history decays by 1/2^shift per idle period */
 	__u32 cost_ewma_shift;		/* measured wake-up cost EWMA weight 1/2^shift */
+	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
 	__u32 state_exit_latency_us[BPFGOV_MAX_STATES];	/* driver table */
 	__u32 state_residency_us[BPFGOV_MAX_STATES];	/* driver table */
 	__u32 state_is_poll[BPFGOV_MAX_STATES];		/* 1 for a polling state */

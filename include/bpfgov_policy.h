@@ -30,8 +30,8 @@
  * and at least its target residency. Idle worths go into
  * decayed bins bounded by those payback points (teo's idea, with costs that
  * are measured instead of trusted). The pick is the deepest state that the
- * history says pays back at least half the time (with a hysteresis band:
- * 5/8 to go deeper, 3/8 to stay), whose exit latency fits the PM QoS limit. A polling pick is vetoed when the expected idle is long
+ * history says pays back at least half the time (with a hysteresis band,
+ * pick_band: by default 5/8 to go deeper, 3/8 to stay), whose exit latency fits the PM QoS limit. A polling pick is vetoed when the expected idle is long
  * or a poll ran longer than poll_max_us (the "powernightmares").
  */
 #ifndef __BPFGOV_POLICY_H
@@ -345,7 +345,7 @@ static __always_inline __u32 pol_first_halt(const struct bpfgov_cpu_state *s,
 static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 					     const struct bpfgov_config *c, int long_poll)
 {
-	__u32 k, n = pol_nr_states(c), pick = 0, reason = BPFGOV_R_HISTORY;
+	__u32 k, n = pol_nr_states(c), pick = 0, reason = BPFGOV_R_HISTORY, band;
 	__u64 total = 0, acc = 0;
 	int found = 0, qos_cut = 0;
 
@@ -357,16 +357,18 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	/*
 	 * Walk from the deepest state: pick the first one that the history
 	 * says pays back at least half of the time (any, with no history).
-	 * With a band around one half: going deeper than the current pick
-	 * takes 5/8 of the history, staying at or above it 3/8. A bare
-	 * median flips between two states on every other idle period when
-	 * the history sits near the boundary, and each flip is a sysfs write.
+	 * With a band around one half (pick_band eighths, default 1): going
+	 * deeper than the current pick takes 5/8 of the history, staying at
+	 * or above it 3/8. A bare median flips between two states on every
+	 * other idle period when the history sits near the boundary, and each
+	 * flip is a sysfs write.
 	 */
+	band = pol_min32(c->pick_band, 3);
 	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
 		if (k >= n)
 			continue;
 		acc += s->bins[k];
-		if (total && acc * 8 < total * (k > s->idle_pick ? 5 : 3))
+		if (total && acc * 8 < total * (k > s->idle_pick ? 4 + band : 4 - band))
 			continue;
 		if (!pol_allowed(s, c, k)) {
 			qos_cut = 1;

@@ -30,6 +30,7 @@
 	X(poll_max_us,         200,    0, 100000, "us",   "never pick polling when expected idle exceeds this (0: no veto)") \
 	X(bin_decay_shift,       3,    1,     10, "",     "idle history decays by 1/2^shift per idle period") \
 	X(cost_ewma_shift,       3,    0,     10, "",     "wake-cost EWMA weight 1/2^shift") \
+	X(pick_band,             1,    0,      3, "/8",   "idle pick hysteresis: deeper needs (4+band)/8 of the history, staying (4-band)/8") \
 	X(wakeup_bytes,      65536, 4096, 1048576, "B",   "tap ring: wake the reader once this much is queued") \
 	X(remote_scan_us,    10000, 1000, 1000000, "us",  "how often a sleeping CPU's floor is refreshed from another CPU")
 

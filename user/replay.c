@@ -628,7 +628,8 @@ static int run_timeline(const struct trace *t, const struct timeline *tl,
 			continue;
 
 		/* bpfgov: the hooks in the order the BPF programs run them. */
-		if (e->type != EV_IDLE && cfg->remote_scan_us &&
+		/* Remote refresh rides on the tick hook (gov_on_tick). */
+		if (e->type == EV_TICK && cfg->remote_scan_us &&
 		    now - last_scan >= (__u64)cfg->remote_scan_us * 1000) {
 			last_scan = now;
 			for (__u32 o2 = 0; o2 < tl->nr_cpus; o2++) {
