@@ -52,6 +52,8 @@ WORK_SRCS  := $(wildcard tests/workloads/*.c)
 WORK_BINS  := $(patsubst tests/workloads/%.c,$(BUILD)/%,$(WORK_SRCS))
 
 .PHONY: all deps run check check-unit check-integration bench clean help
+# Generated skeletons and test objects are not throw-away intermediates.
+.SECONDARY: $(SKELS) $(TEST_OBJS)
 
 all: govloader $(WORK_BINS) $(TEST_BINS)
 

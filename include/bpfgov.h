@@ -96,6 +96,7 @@ struct bpfgov_cpu_state {
 	__u32 pre_gap_target;		/* target when the current idle period began */
 	__u32 dec_seq;			/* decision records emitted (record seq) */
 	__u64 last_floor_ns;		/* time of the last floor change */
+	__u64 hold_until_ns;		/* gap memory ends here unless re-armed */
 	__u64 wake_ts_ns;		/* first wakeup aimed at this CPU while idle */
 	__u64 last_event_ns;		/* last time any hook ran for this CPU */
 	/* idle history: decayed weight of idle worths per bin, fixed

@@ -19,8 +19,10 @@
  *
  * Floor. target = util * headroom, clamped. A short idle gap after busy
  * time (the HWP "stuck at minimum for 30 ms" trigger) arms the gap memory:
- * the floor stays >= gap_keep of the target seen when the gap began, until
- * the CPU stays idle for hold_ms. Changes smaller than the deadband and
+ * the floor stays >= gap_keep of the target seen when the gap began, for
+ * hold_ms after the last such gap (so a CPU that goes quiet releases it
+ * hold_ms later, and a periodic load re-arms it at its current level, not
+ * at a past peak). Changes smaller than the deadband and
  * changes faster than the rate limit (never below the platform's
  * transition latency) are not made.
  *
@@ -178,6 +180,15 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 	return POL_FLOOR;
 }
 
+/* Release the gap memory once hold_ms passed without another short gap. */
+static __always_inline int pol_hold_expire(struct bpfgov_cpu_state *s, __u64 now)
+{
+	if (!s->hold_floor || now < s->hold_until_ns)
+		return 0;
+	s->hold_floor = 0;
+	return 1;
+}
+
 /* Idle period ends, a task starts to run on this CPU. */
 POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u64 now)
@@ -203,12 +214,10 @@ POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 	    s->pre_gap_busy_ns >= (__u64)c->gap_min_busy_us * POL_NS_PER_US) {
 		/* A short gap right after busy time: keep most of the pre-gap
 		 * target so the floor cannot fall to the minimum behind it. */
-		__u32 keep = (__u32)((__u64)s->pre_gap_target * c->gap_keep_permille / 1000);
-
-		s->hold_floor = pol_max32(s->hold_floor, keep);
+		s->hold_floor = (__u32)((__u64)s->pre_gap_target * c->gap_keep_permille / 1000);
+		s->hold_until_ns = now + (__u64)c->hold_ms * 1000000ull;
 		s->nr_gap_holds++;
-	} else if (s->hold_floor && gap >= (__u64)c->hold_ms * 1000000ull) {
-		s->hold_floor = 0;
+	} else if (pol_hold_expire(s, now)) {
 		hint = BPFGOV_R_HOLD_END;
 	}
 	return pol_floor_eval(s, c, now, hint);
@@ -255,7 +264,7 @@ POL_ENTRY __u32 pol_tick(struct bpfgov_cpu_state *s,
 		pol_close_segment(s, c, now);
 	}
 	/* Also retries a change the rate limit held back. */
-	return pol_floor_eval(s, c, now, BPFGOV_R_NONE);
+	return pol_floor_eval(s, c, now, pol_hold_expire(s, now) ? BPFGOV_R_HOLD_END : BPFGOV_R_NONE);
 }
 
 /*
@@ -274,8 +283,7 @@ POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
 		return 0;
 	util = pol_util_at(s, c, now, s->seg_busy_ns);
 	s->target = pol_target(c, util);
-	if (s->hold_floor && now - s->idle_since_ns >= (__u64)c->hold_ms * 1000000ull)
-		s->hold_floor = 0;
+	pol_hold_expire(s, now);
 	return pol_floor_eval(s, c, now, hint);
 }
 

@@ -21,7 +21,7 @@
 	X(gap_hold_us,        1000,    0, 100000, "us",   "idle gaps shorter than this arm the gap memory (0: off)") \
 	X(gap_min_busy_us,    1000,    0, 1000000, "us",  "busy time that must precede a gap for it to count") \
 	X(gap_keep_permille,   875,    0,   1000, "/1000", "gap memory keeps this much of the pre-gap target (7/8)") \
-	X(hold_ms,              30,    1,  10000, "ms",   "gap memory ends after the CPU stays idle this long") \
+	X(hold_ms,              30,    1,  10000, "ms",   "gap memory ends this long after the last short gap") \
 	X(rate_limit_us,      2000,    0, 1000000, "us",  "min time between two floor changes of one CPU") \
 	X(transition_latency_us, 0,    0, 1000000, "us",  "platform transition latency; rate limit never below it (0: unknown)") \
 	X(deadband,             16,    0,    512, "/1024", "smallest floor change worth a write") \

@@ -128,13 +128,15 @@ int cfg_load_file(const char *path, bool optional, struct cfg_file *out,
 		  char *msg, size_t msglen);
 
 /*
- * The whole build: defaults (then the machine's idle table and transition
- * latency, when @sysfs_root is given) < profile < file < --set, then the
- * cross-field checks. Errors: -errno and one line in @msg; nothing else is
- * touched.
+ * The whole build: @base (the defaults with what the machine reports: idle
+ * states, transition latency; NULL for the plain defaults; values that
+ * differ from the defaults get origin "machine") < profile (--profile,
+ * else the file's `profile =`, else balanced) < file (--config FILE, else
+ * /etc/bpfgov.conf when it exists) < --set, then the cross-field checks.
+ * Errors: -errno and one line in @msg; nothing else is touched.
  */
-int cfg_build(struct gov_config *gc, const struct start_opts *o, const char *sysfs_root,
-	      char *msg, size_t msglen);
+int cfg_build(struct gov_config *gc, const struct start_opts *o,
+	      const struct bpfgov_config *base, char *msg, size_t msglen);
 
 /* Origins file in @dir: written atomically (temp + rename, 0600,
  * O_NOFOLLOW). Read fills profile, file and origin[] (values come from

@@ -22,7 +22,9 @@
 #include "bpfgov_tunables.h"
 #include "actuate.h"
 #include "common.h"
+#include "config.h"
 #include "gov.h"
+#include "journal.h"
 #include "log.h"
 #include "replay.h"
 #include "tunables.h"
@@ -37,6 +39,8 @@ static const struct cmd {
 	{ "status", do_status, "state of the running instance (--json)" },
 	{ "tail",   do_tail,   "stream live decisions (--json, --cpu N, --count N)" },
 	{ "dump",   do_dump,   "pinned maps in readable form" },
+	{ "set",    do_set,    "change tunables of the running instance (KEY=VALUE ...)" },
+	{ "restore", do_restore, "put back what a crashed instance changed (from its journal)" },
 	{ "record", do_record, "record the live event stream to a trace file" },
 	{ "replay", do_replay, "run the policy core and reference governors over a trace" },
 	{ "synth",  do_synth,  "write a synthetic seed-scenario trace" },

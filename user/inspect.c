@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 #include "bpfgov.h"
 #include "common.h"
+#include "config.h"
 #include "gov.h"
 #include "log.h"
 #include "tap.h"
@@ -158,6 +159,10 @@ int do_stop(int argc, char **argv)
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
+	if (geteuid() != 0) {
+		pr_warn("stop needs root (CAP_BPF, CAP_SYS_ADMIN)\n");
+		return 1;
+	}
 	pid = gov_lock_owner();
 	if (!pid) {
 		pr_warn("bpfgov is not running\n");
@@ -288,7 +293,27 @@ static const char status_usage[] =
 "Whether bpfgov runs, its mode, per-CPU util / floor / idle pick, actuator\n"
 "state, drops and the effective tunables. Exit 3 if it does not run.\n";
 
-static void status_json(const struct snapshot *s, pid_t owner, const char *act)
+/* A JSON string (escaping quotes, backslashes, control bytes) or null. */
+static void json_str_or_null(const char *v)
+{
+	if (!v || !*v) {
+		printf("null");
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			printf("\\%c", *v);
+		else if ((unsigned char)*v < 0x20)
+			printf("\\u%04x", (unsigned char)*v);
+		else
+			putchar(*v);
+	}
+	putchar('"');
+}
+
+static void status_json(const struct snapshot *s, pid_t owner, const char *act,
+			const struct gov_config *gc)
 {
 	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
 	size_t i;
@@ -327,10 +352,20 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act)
 	for (i = 0; i < tunable_count; i++)
 		printf("%s\"%s\":%u", i ? "," : "", tunable_table[i].name,
 		       tunable_get(&s->cfg, &tunable_table[i]));
+	/* config.h: where each value came from (start/set record it) */
+	printf("},\"profile\":");
+	json_str_or_null(gc->profile);
+	printf(",\"config_file\":");
+	json_str_or_null(gc->file);
+	printf(",\"tunable_origins\":{");
+	for (i = 0; i < tunable_count; i++)
+		printf("%s\"%s\":\"%s\"", i ? "," : "", tunable_table[i].name,
+		       cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i] : ORIGIN_DEFAULT));
 	printf("}}\n");
 }
 
-static void status_text(const struct snapshot *s, pid_t owner, const char *act)
+static void status_text(const struct snapshot *s, pid_t owner, const char *act,
+			const struct gov_config *gc)
 {
 	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
 	size_t i;
@@ -357,16 +392,20 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act)
 		       c->wake_cost_ns[1] / 1000.0, (unsigned long long)c->nr_too_deep,
 		       (unsigned long long)c->nr_too_shallow);
 	}
-	printf("tunables:");
+	printf("config: profile %s, file %s\n", gc->profile[0] ? gc->profile : "?",
+	       gc->file[0] ? gc->file : "none");
+	printf("tunables (origin in brackets):");
 	for (i = 0; i < tunable_count; i++)
-		printf("%s%s=%u", i % 5 ? " " : "\n  ", tunable_table[i].name,
-		       tunable_get(&s->cfg, &tunable_table[i]));
+		printf("%s%s=%u [%s]", i % 4 ? "  " : "\n  ", tunable_table[i].name,
+		       tunable_get(&s->cfg, &tunable_table[i]),
+		       cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i] : ORIGIN_DEFAULT));
 	printf("\n");
 }
 
 int do_status(int argc, char **argv)
 {
 	struct insp_opts o = {};
+	struct gov_config gc = {};
 	struct snapshot s;
 	char path[PATH_MAX], *act;
 	pid_t owner;
@@ -387,10 +426,11 @@ int do_status(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
 	act = read_file(path);
+	cfg_origins_read(gov_run_dir(), &gc);	/* missing: all "default" */
 	if (o.json)
-		status_json(&s, owner, act);
+		status_json(&s, owner, act, &gc);
 	else
-		status_text(&s, owner, act);
+		status_text(&s, owner, act, &gc);
 	free(act);
 	free(s.cpus);
 	return 0;

@@ -196,6 +196,20 @@ int do_record(int argc, char **argv)
 	}
 	file = argv[optind];
 
+	/* Fail now rather than after a long recording: the writer creates
+	 * FILE.tmp next to FILE and renames it. */
+	snprintf(msg, sizeof(msg), "%s.tmp", file);
+	{
+		FILE *probe = fopen(msg, "we");
+
+		if (!probe) {
+			err = -errno;
+			pr_warn("record: cannot write %s: %s\n", msg, strerror(-err));
+			return 1;
+		}
+		fclose(probe);
+		unlink(msg);
+	}
 	rec_header(&t, sysfs_root);
 	rc.t = &t;
 	err = tap_open(pin_root, (1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_BUSY) |

@@ -73,6 +73,7 @@ void replay_opts_default(struct replay_opts *o)
 	o->hp.shrink = 2;
 	o->hp.grow_start_ns = 50000;
 	o->hp.allow_shrink = 1;
+	o->judge_pct = 100;
 	o->short_gap_ns = 1000000;
 	o->after_gap_ns = 30000000;
 }
@@ -469,18 +470,20 @@ struct judge {
 };
 
 /* A state pays back when the sleep is at least its target residency and
- * at least what waking from it really costs. Polling costs nothing to
- * leave, so it never is too deep. */
-static void judge_init(struct judge *j, const struct trace *t, const struct replay_result *r)
+ * at least what waking from it really costs (times --judge-pct). Polling
+ * costs nothing to leave, so it never is too deep. */
+static void judge_init(struct judge *j, const struct trace *t, const struct replay_result *r,
+		       __u32 pct)
 {
 	memset(j, 0, sizeof(*j));
 	j->n = t->nr_states;
 	for (__u32 k = 0; k < j->n; k++) {
 		__u64 res = (__u64)t->states[k].residency_us * 1000;
+		__u64 pay = r->cost_ns[k] * pct / 100;
 
 		j->poll[k] = t->states[k].is_poll;
 		j->cost[k] = r->cost_ns[k];
-		j->payback[k] = j->poll[k] ? 0 : (res > r->cost_ns[k] ? res : r->cost_ns[k]);
+		j->payback[k] = j->poll[k] ? 0 : (res > pay ? res : pay);
 	}
 }
 
@@ -508,7 +511,7 @@ static __u64 delta_tick(const struct replay_opts *o, __u64 t)
 
 /* ------------------------------------------------------ reference idle */
 
-static void run_ref_idle(int pol, const struct trace *t, const struct timeline *tl,
+static void run_ref_idle(int pol, const struct timeline *tl,
 			 const struct replay_opts *o, const struct judge *j,
 			 const struct ref_states *rs, struct replay_stats *s)
 {
@@ -517,7 +520,6 @@ static void run_ref_idle(int pol, const struct trace *t, const struct timeline *
 		[RP_LADDER_BAL] = REF_LADDER_BAL, [RP_HALTPOLL] = REF_HALTPOLL,
 	};
 
-	(void)t;
 	s->idle = 1;
 	for (__u32 c = 0; c < tl->nr_cpus; c++) {
 		const struct cpu_tl *ct = &tl->cpu[c];
@@ -566,7 +568,7 @@ struct cpu_run {
 	struct ref_freq rf[RP__MAX];
 };
 
-static int run_timeline(const struct trace *t, const struct timeline *tl,
+static int run_timeline(const struct timeline *tl,
 			const struct replay_opts *o, const struct bpfgov_config *cfg,
 			const struct judge *j, struct replay_result *r)
 {
@@ -576,7 +578,6 @@ static int run_timeline(const struct trace *t, const struct timeline *tl,
 	__u32 nr_counted[RP__MAX] = { 0 };
 	int ret = -ENOMEM, want_bpf = !!(o->policies & (1u << RP_BPFGOV));
 
-	(void)t;
 	ref_states_from(&rs, cfg, o->tick_ns);
 	poll_limit = ref_poll_time(&rs);
 	cr = calloc(tl->nr_cpus, sizeof(*cr));
@@ -759,12 +760,12 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 		return ret;
 	}
 	r->duration_s = tl.t1 > tl.t0 ? (double)(tl.t1 - tl.t0) / 1e9 : 0;
-	judge_init(&j, t, r);
+	judge_init(&j, t, r, o->judge_pct);
 	ref_states_from(&rs, &cfg, o->tick_ns);
 	for (int p = RP_MENU; p <= RP_HALTPOLL; p++)
 		if (o->policies & (1u << p))
-			run_ref_idle(p, t, &tl, o, &j, &rs, &r->p[p]);
-	ret = run_timeline(t, &tl, o, &cfg, &j, r);
+			run_ref_idle(p, &tl, o, &j, &rs, &r->p[p]);
+	ret = run_timeline(&tl, o, &cfg, &j, r);
 	if (ret)
 		snprintf(err, errlen, "out of memory during replay");
 	tl_free(&tl);
@@ -845,9 +846,12 @@ static void print_table(FILE *out, const char *file, const struct trace *t,
 			t->states[k].name, t->states[k].exit_latency_us, t->states[k].residency_us,
 			t->states[k].is_poll ? " poll" : "", r->cost_ns[k] / 1e3,
 			cost_src[r->cost_from[k]]);
-	fprintf(out, "models   tick %llu us, next timer for remote wakeups %llu us, schedutil rate limit %u us, hwp %u us\n\n",
+	fprintf(out, "models   tick %llu us, next timer for remote wakeups %llu us, schedutil rate limit %u us, hwp %u us, haltpoll %llu ns\n",
 		(unsigned long long)(o->tick_ns / 1000), (unsigned long long)(o->timer_ns / 1000),
-		o->sugov_rate_limit_us, o->hwp_rate_limit_us);
+		o->sugov_rate_limit_us, o->hwp_rate_limit_us,
+		(unsigned long long)o->hp.guest_halt_poll_ns);
+	fprintf(out, "judge    a state pays back once sleep >= max(target residency, cost x %u%%)\n\n",
+		o->judge_pct);
 	fprintf(out, "%-33s", "");
 	for (int p = 0; p < RP__MAX; p++)
 		if (o->policies & (1u << p))
@@ -898,10 +902,10 @@ static void print_json(FILE *out, const char *file, const struct trace *t,
 			t->states[k].is_poll ? "true" : "false",
 			(unsigned long long)r->cost_ns[k], cost_src[r->cost_from[k]]);
 	}
-	fprintf(out, "],\"models\":{\"tick_us\":%llu,\"timer_us\":%llu,\"schedutil_rate_limit_us\":%u,\"hwp_rate_limit_us\":%u,\"haltpoll_ns\":%llu},\"policies\":{",
+	fprintf(out, "],\"models\":{\"tick_us\":%llu,\"timer_us\":%llu,\"schedutil_rate_limit_us\":%u,\"hwp_rate_limit_us\":%u,\"haltpoll_ns\":%llu,\"judge_pct\":%u},\"policies\":{",
 		(unsigned long long)(o->tick_ns / 1000), (unsigned long long)(o->timer_ns / 1000),
 		o->sugov_rate_limit_us, o->hwp_rate_limit_us,
-		(unsigned long long)o->hp.guest_halt_poll_ns);
+		(unsigned long long)o->hp.guest_halt_poll_ns, o->judge_pct);
 	for (int p = 0; p < RP__MAX; p++) {
 		const struct replay_stats *s = &r->p[p];
 
@@ -950,6 +954,7 @@ static void replay_usage(FILE *out)
 		"  --rate-limit-us N   schedutil rate_limit_us (default 2000)\n"
 		"  --hwp-rate-limit-us N  HWP passive transition delay (default 5000)\n"
 		"  --haltpoll-ns N     haltpoll guest_halt_poll_ns (default 200000; this host: 0)\n"
+		"  --judge-pct N       a state pays back once sleep >= its wake-up cost x N%% (100)\n"
 		"  --no-tick           do not feed bpfgov's tick hook\n"
 		"  -h, --help          this text\n");
 }
@@ -990,7 +995,7 @@ static int add_policies(__u32 *mask, char *arg)
 
 int do_replay(int argc, char **argv)
 {
-	enum { O_TICK = 256, O_TIMER, O_RL, O_HWPRL, O_HP, O_NOTICK };
+	enum { O_TICK = 256, O_TIMER, O_RL, O_HWPRL, O_HP, O_JUDGE, O_NOTICK };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "set", required_argument, NULL, 's' },
@@ -1000,6 +1005,7 @@ int do_replay(int argc, char **argv)
 		{ "rate-limit-us", required_argument, NULL, O_RL },
 		{ "hwp-rate-limit-us", required_argument, NULL, O_HWPRL },
 		{ "haltpoll-ns", required_argument, NULL, O_HP },
+		{ "judge-pct", required_argument, NULL, O_JUDGE },
 		{ "no-tick", no_argument, NULL, O_NOTICK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1042,7 +1048,9 @@ int do_replay(int argc, char **argv)
 		case O_RL:
 		case O_HWPRL:
 		case O_HP:
-			if (parse_u32(optarg, c == O_TICK ? 100 : 0, 1000000000, &v)) {
+		case O_JUDGE:
+			if (parse_u32(optarg, c == O_TICK ? 100 : c == O_JUDGE ? 1 : 0,
+				      c == O_JUDGE ? 10000 : 1000000000, &v)) {
 				pr_warn("replay: bad value '%s' for --%s\n", optarg,
 					opts[c - O_TICK + 3].name);
 				ret = 2;
@@ -1056,8 +1064,10 @@ int do_replay(int argc, char **argv)
 				o.sugov_rate_limit_us = v;
 			else if (c == O_HWPRL)
 				o.hwp_rate_limit_us = v;
-			else
+			else if (c == O_HP)
 				o.hp.guest_halt_poll_ns = v;
+			else
+				o.judge_pct = v;
 			break;
 		case O_NOTICK:
 			o.no_tick = 1;

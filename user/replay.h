@@ -47,6 +47,7 @@ struct replay_opts {
 	__u32 hwp_rate_limit_us;	/* intel_cpufreq passive+HWP transition delay */
 	struct ref_haltpoll_params hp;
 	int no_tick;			/* bpfgov: do not feed pol_tick */
+	__u32 judge_pct;		/* a state pays back once sleep >= cost x this / 100 */
 	__u64 short_gap_ns;		/* a gap shorter than this ... */
 	__u64 after_gap_ns;		/* ... is watched this long for floor == 0 */
 };

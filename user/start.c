@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -27,34 +28,20 @@
 #include "bpfgov_trace.skel.h"
 #include "actuate.h"
 #include "common.h"
+#include "config.h"
 #include "gov.h"
+#include "journal.h"
 #include "log.h"
 #include "scx.h"
 #include "tunables.h"
 
-#define MAX_SETS	64
 #define LAT_SAMPLES	65536
-
-struct start_opts {
-	enum bpfgov_mode mode;		/* NONE = auto */
-	bool dry_run;
-	double duration;
-	const char *pin_root;
-	const char *msr_root;
-	const char *sysfs_root;
-	const char *btf_path;
-	const char *report_path;
-	enum act_backend backend;
-	bool no_floor, no_idle;
-	bool scx_partial, restart;
-	double test_scx_error_after;	/* test only: raise a BPF-side error */
-	const char *sets[MAX_SETS];
-	int nr_sets;
-};
 
 struct gov {
 	const struct start_opts *o;
 	struct bpfgov_config cfg;
+	struct gov_config gc;		/* cfg and where each value came from */
+	struct journal *jnl;		/* originals, on disk before each first write */
 	char idle_driver[64];
 	int nr_cpus;
 	enum bpfgov_mode mode;
@@ -91,155 +78,66 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void start_usage(FILE *f)
+/* Tunables: defaults and the machine's idle-state table, then profile,
+ * config file and --set (config.c). */
+static int build_config(struct gov *g)
 {
-	fprintf(f,
-"Usage: govloader start [OPTIONS]\n"
-"Load bpfgov, apply its floor and idle decisions, print a summary every second.\n"
-"Stops on SIGINT/SIGTERM, 'govloader stop' or --duration, restoring every knob.\n\n"
-"  --mode auto|trace|scx   scx where the kernel has sched_ext, else trace (auto)\n"
-"  --dry-run               write nothing; log what would be written\n"
-"  --duration S            stop after S seconds\n"
-"  --pin-root DIR          where maps are pinned (%s)\n"
-"  --msr-root DIR          MSR devices <DIR>/<cpu>/msr (%s); regular files\n"
-"                          are stand-ins with MSR X at offset 8*X\n"
-"  --sysfs-root DIR        sysfs for cpufreq/cpuidle/PM QoS knobs (%s)\n"
-"  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
-"  --no-floor, --no-idle   do not apply floors / idle picks\n"
-"  --set KEY=VALUE         set a tunable (repeatable); see README\n"
-"  --btf FILE              kernel BTF for CO-RE (/sys/kernel/btf/vmlinux)\n"
-"  --report FILE           write the final actuation report (JSON) at exit\n"
-"  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
-"  --restart               scx mode: reload after the kernel ejects the scheduler\n"
-"  -v, -q                  more / less output\n",
-		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT);
+	struct bpfgov_config base;
+	char msg[1200];
+	int err;
+
+	bpfgov_config_defaults(&base);
+	sys_idle_table(g->o->sysfs_root, &base, g->idle_driver, sizeof(g->idle_driver));
+	base.transition_latency_us = sys_transition_latency_us(g->o->sysfs_root);
+	err = cfg_build(&g->gc, g->o, &base, msg, sizeof(msg));
+	if (err) {
+		pr_warn("start: %s\n", msg);
+		return err;
+	}
+	g->cfg = g->gc.cfg;
+	return 0;
 }
 
-enum {
-	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
-	OPT_NOFLOOR, OPT_NOIDLE, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
-	OPT_RESTART, OPT_TEST_ERR,
-};
-
-static int parse_start(int argc, char **argv, struct start_opts *o)
+/* Pinned maps are root's alone: 0600 (the pin root is 0700). */
+static int secure_pins(struct gov *g)
 {
-	static const struct option lo[] = {
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "dry-run", no_argument, NULL, OPT_DRY },
-		{ "duration", required_argument, NULL, OPT_DUR },
-		{ "pin-root", required_argument, NULL, OPT_PIN },
-		{ "msr-root", required_argument, NULL, OPT_MSR },
-		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
-		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "btf", required_argument, NULL, OPT_BTF },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "scx-partial", no_argument, NULL, OPT_PARTIAL },
-		{ "restart", no_argument, NULL, OPT_RESTART },
-		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	char path[PATH_MAX];
+	int i;
 
-	o->pin_root = DEFAULT_PIN_ROOT;
-	o->msr_root = DEFAULT_MSR_ROOT;
-	o->sysfs_root = DEFAULT_SYSFS_ROOT;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
-		switch (c) {
-		case OPT_MODE:
-			if (!strcmp(optarg, "auto"))
-				o->mode = BPFGOV_MODE_NONE;
-			else if (!strcmp(optarg, "trace"))
-				o->mode = BPFGOV_MODE_TRACE;
-			else if (!strcmp(optarg, "scx"))
-				o->mode = BPFGOV_MODE_SCX;
-			else {
-				pr_warn("start: --mode '%s': expected auto, trace or scx\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_DRY: o->dry_run = true; break;
-		case OPT_DUR:
-			if (parse_seconds(optarg, &o->duration)) {
-				pr_warn("start: --duration '%s': expected seconds > 0\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_PIN: o->pin_root = optarg; break;
-		case OPT_MSR: o->msr_root = optarg; break;
-		case OPT_SYSFS: o->sysfs_root = optarg; break;
-		case OPT_BACKEND:
-			if (act_backend_parse(optarg, &o->backend)) {
-				pr_warn("start: --backend '%s': expected auto, intel-hwp, amd-cppc, cpufreq or none\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_NOFLOOR: o->no_floor = true; break;
-		case OPT_NOIDLE: o->no_idle = true; break;
-		case OPT_SET:
-			if (o->nr_sets == MAX_SETS) {
-				pr_warn("start: more than %d --set options\n", MAX_SETS);
-				return -EINVAL;
-			}
-			o->sets[o->nr_sets++] = optarg;
-			break;
-		case OPT_BTF: o->btf_path = optarg; break;
-		case OPT_REPORT: o->report_path = optarg; break;
-		case OPT_PARTIAL: o->scx_partial = true; break;
-		case OPT_RESTART: o->restart = true; break;
-		case OPT_TEST_ERR:
-			if (parse_seconds(optarg, &o->test_scx_error_after)) {
-				pr_warn("start: --test-scx-error-after '%s': expected seconds > 0\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': start_usage(stdout); return 1;
-		case ':':
-			pr_warn("start: option '%s' needs a value (try 'govloader start --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		default:
-			pr_warn("start: unknown option '%s' (try 'govloader start --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("start: unexpected argument '%s' (try 'govloader start --help')\n", argv[optind]);
-		return -EINVAL;
+	if (chmod(g->o->pin_root, 0700))
+		return -errno;
+	for (i = 0; gov_pinned_maps[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", g->o->pin_root, gov_pinned_maps[i]);
+		if (chmod(path, 0600) && errno != ENOENT)
+			return -errno;
 	}
 	return 0;
 }
 
-/* Tunables: defaults, the machine's idle-state table, then --set. */
-static int build_config(struct gov *g)
+/* A journal without a live owner (we hold the lock): a dead instance's
+ * originals. Put them back before anything else. */
+static int restore_stale_journal(struct gov *g)
 {
-	char msg[256];
-	int i, err;
+	int err, restored, records, pid;
 
-	bpfgov_config_defaults(&g->cfg);
-	sys_idle_table(g->o->sysfs_root, &g->cfg, g->idle_driver, sizeof(g->idle_driver));
-	g->cfg.transition_latency_us = sys_transition_latency_us(g->o->sysfs_root);
-	for (i = 0; i < g->o->nr_sets; i++) {
-		err = tunable_set_kv(&g->cfg, g->o->sets[i], msg, sizeof(msg));
-		if (err) {
-			pr_warn("start: --set %s\n", msg);
-			return err;
-		}
+	if (!journal_exists(gov_run_dir()))
+		return 0;
+	if (g->o->dry_run) {
+		pr_warn("a dead instance left changes (journal in %s); 'govloader restore' puts them back\n",
+			gov_run_dir());
+		return 0;
 	}
-	err = tunable_check(&g->cfg, msg, sizeof(msg));
-	if (err)
-		pr_warn("start: %s\n", msg);
-	return err;
+	err = journal_restore(gov_run_dir(), &restored, &records, &pid);
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		pr_warn("cannot restore what a dead instance changed (journal %s/%s); fix the cause and run 'govloader restore'\n",
+			gov_run_dir(), GOV_JOURNAL_FILE);
+		return err;
+	}
+	pr_warn("restored %d register(s)/file(s) left changed by a dead instance (pid %d) from its journal\n",
+		restored, pid);
+	return 0;
 }
 
 /* Between open and load: size the per-CPU map and pin every shared map
@@ -528,6 +426,12 @@ static int load_bpf(struct gov *g)
 			strerror(-err));
 		return err;
 	}
+	err = secure_pins(g);
+	if (err) {
+		pr_warn("cannot make the pins under %s private: %s\n", g->o->pin_root,
+			strerror(-err));
+		return err;
+	}
 	err = init_maps(g);
 	if (err) {
 		pr_warn("cannot initialise maps: %s\n", strerror(-err));
@@ -641,6 +545,8 @@ static int start_main(struct start_opts *o)
 	if (build_config(&g))
 		return EXIT_USAGE;
 
+	if (run_dir_secure(gov_run_dir()))
+		return 1;
 	err = gov_lock_take(&g.lock_fd, &owner);
 	if (err == -EBUSY) {
 		pr_warn("bpfgov is already running (pid %d); 'govloader stop' first\n", (int)owner);
@@ -654,6 +560,11 @@ static int start_main(struct start_opts *o)
 		pr_info("removing stale pins under %s left by a dead instance\n", o->pin_root);
 		pins_remove(o->pin_root);
 	}
+	if (restore_stale_journal(&g))
+		goto cleanup;
+	err = cfg_origins_write(gov_run_dir(), &g.gc);
+	if (err)
+		pr_warn("cannot write %s/%s: %s\n", gov_run_dir(), GOV_ORIGINS_FILE, strerror(-err));
 
 	err = pins_prepare(o->pin_root);
 	if (err)
@@ -676,6 +587,14 @@ static int start_main(struct start_opts *o)
 	err = act_open(&g.act, &ao);
 	if (err)
 		goto cleanup;
+	if (!o->dry_run) {
+		err = journal_init(&g.jnl, gov_run_dir());
+		if (err) {
+			pr_warn("out of memory\n");
+			goto cleanup;
+		}
+		act_set_save_hook(g.act, journal_hook, g.jnl);
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -714,7 +633,13 @@ cleanup:
 		} else if (n) {
 			pr_info("restored the %d register(s)/file(s) bpfgov changed\n", n);
 		}
+		if (act_pending(g.act))
+			pr_warn("the originals stay in %s/%s: 'govloader restore' retries\n",
+				gov_run_dir(), GOV_JOURNAL_FILE);
+		else
+			journal_finish(g.jnl);
 	}
+	journal_free(g.jnl);
 	if (o->report_path && g.act) {
 		err = write_json_file(&g, o->report_path);
 		if (err)
@@ -723,6 +648,8 @@ cleanup:
 	act_close(g.act);
 	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
 	unlink(path);
+	if (g.lock_fd >= 0)
+		cfg_origins_remove(gov_run_dir());
 	free(g.lat_ns);
 	free(g.last_seq);
 	gov_lock_release(g.lock_fd);
@@ -745,7 +672,7 @@ int do_start(int argc, char **argv)
 	struct start_opts o = {};
 	int err;
 
-	err = parse_start(argc, argv, &o);
+	err = start_parse_args(argc, argv, &o);
 	if (err > 0)
 		return 0;	/* --help */
 	if (err)

@@ -33,7 +33,23 @@ struct synth {
 	__u64 cost_ns;			/* its wake-up cost */
 	/* periodic: an open busy run that continues into the next period */
 	__u64 busy_open;
+	__u64 jitter_ns;		/* added to each work/gap length: [0, jitter) */
+	__u64 rng;
 };
+
+/* xorshift64*: reproducible jitter from --seed, no libc state. */
+static __u64 jitter(struct synth *s)
+{
+	__u64 x = s->rng;
+
+	if (!s->jitter_ns)
+		return 0;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	s->rng = x;
+	return (x * 0x2545f4914f6cdd1dull >> 11) % s->jitter_ns;
+}
 
 static int add(struct synth *s, __u64 ts, __u64 dur, __u32 cpu, __u32 kind, __u32 state)
 {
@@ -69,7 +85,7 @@ static int periodic_span(struct synth *s, __u64 *now, __u64 period, __u32 load_p
 	int err = 0;
 
 	while (!err && *now + period <= end) {
-		__u64 busy = period * load_pm / 1000;
+		__u64 busy = period * load_pm / 1000 + jitter(s);
 
 		/* Even "no load" wakes up and runs a little. */
 		if (busy < min_busy)
@@ -120,6 +136,8 @@ static void synth_usage(FILE *out)
 		"  pingpong --work-us W [--duration S] [--hop-us H]  token between CPU0 and CPU1,\n"
 		"                                                W us of work per hop (+H us overhead, 5)\n"
 		"Cost model (this host): --halt-cost-us N (100), --poll-cost-us N (1),\n"
+		"  --jitter-us J       add uniform [0, J) us to each work/gap length (0)\n"
+		"  --seed N            jitter seed (1); same seed, same trace\n"
 		"  --recorded poll|halt: state the idle time is spent in (default: halt;\n"
 		"                      pingpong: poll, so sleeps are the workload's own)\n"
 		"  -o, --output FILE   trace to write (required)\n"
@@ -129,7 +147,7 @@ static void synth_usage(FILE *out)
 int do_synth(int argc, char **argv)
 {
 	enum { O_HZ = 256, O_LOAD, O_DUR, O_SWEEP, O_STEP, O_GAP, O_TRIALS, O_BUSY, O_WORK,
-	       O_HOP, O_HALT, O_POLL, O_REC };
+	       O_HOP, O_HALT, O_POLL, O_REC, O_JITTER, O_SEED };
 	static const struct option opts[] = {
 		{ "hz", required_argument, NULL, O_HZ },
 		{ "load", required_argument, NULL, O_LOAD },
@@ -144,6 +162,8 @@ int do_synth(int argc, char **argv)
 		{ "halt-cost-us", required_argument, NULL, O_HALT },
 		{ "poll-cost-us", required_argument, NULL, O_POLL },
 		{ "recorded", required_argument, NULL, O_REC },
+		{ "jitter-us", required_argument, NULL, O_JITTER },
+		{ "seed", required_argument, NULL, O_SEED },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -165,6 +185,7 @@ int do_synth(int argc, char **argv)
 
 	memset(&s, 0, sizeof(s));
 	trace_init(&s.t);
+	s.rng = 1;
 	s.rec_state = TRACE_NO_STATE;	/* per scenario, below */
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		synth_usage(stdout);
@@ -233,6 +254,8 @@ int do_synth(int argc, char **argv)
 		case O_HOP: hop_us = v; break;
 		case O_HALT: halt_us = v; break;
 		case O_POLL: poll_us = v; break;
+		case O_JITTER: s.jitter_ns = (__u64)(v * NS_PER_US); break;
+		case O_SEED: s.rng = (__u64)v; break;
 		case O_SWEEP:
 			if (parse_range(optarg, &lo, &hi, &step, 1) || lo < 0 || hi > 100 || lo > hi) {
 				pr_warn("synth: --sweep wants LO:HI:STEP in percent, 0 <= LO <= HI <= 100\n");
@@ -275,6 +298,8 @@ int do_synth(int argc, char **argv)
 		pr_warn("synth: missing -o FILE\n");
 		goto out;
 	}
+	if (!s.rng)
+		s.rng = 1;	/* xorshift's fixed point */
 	if (hz <= 0 || hz > 100000 || load > 100 || trials < 1 || busy_ms <= 0 || dur == 0 ||
 	    step_s <= 0) {
 		pr_warn("synth: out of range: need 0 < hz <= 100000, load <= 100, trials >= 1, busy-ms > 0, duration > 0\n");
@@ -344,7 +369,7 @@ int do_synth(int argc, char **argv)
 		s.t.nr_cpus = 1;
 		for (__u32 i = 0; i < trials; i++) {
 			double g = trials > 1 ? gap_lo + (gap_hi - gap_lo) * i / (trials - 1) : gap_lo;
-			__u64 gap = (__u64)(g * NS_PER_US);
+			__u64 gap = (__u64)(g * NS_PER_US) + jitter(&s);
 
 			if (add_busy(&s, 0, now, now + busy) ||
 			    add_idle(&s, 0, now + busy, now + busy + gap, 0))
@@ -365,14 +390,18 @@ int do_synth(int argc, char **argv)
 			goto out;
 		}
 		s.t.nr_cpus = 2;
-		while (now + 2 * (w + L) <= end) {
-			if (add_busy(&s, 0, now, now + w) ||
-			    add_idle(&s, 1, idle1_since, now + w + L, L) ||
-			    add_busy(&s, 1, now + w + L, now + 2 * w + L) ||
-			    add_idle(&s, 0, now + w, now + 2 * w + 2 * L, L))
+		for (;;) {
+			__u64 w0 = w + jitter(&s), w1 = w + jitter(&s);
+
+			if (now + w0 + w1 + 2 * L > end)
+				break;
+			if (add_busy(&s, 0, now, now + w0) ||
+			    add_idle(&s, 1, idle1_since, now + w0 + L, L) ||
+			    add_busy(&s, 1, now + w0 + L, now + w0 + w1 + L) ||
+			    add_idle(&s, 0, now + w0, now + w0 + w1 + 2 * L, L))
 				goto nomem;
-			idle1_since = now + 2 * w + L;
-			now += 2 * (w + L);
+			idle1_since = now + w0 + w1 + L;
+			now += w0 + w1 + 2 * L;
 		}
 	}
 	trace_sort(&s.t);

@@ -152,6 +152,7 @@ static int tok_u32(const char *s, __u32 *out)
 struct parser {
 	const char *name;
 	size_t line;
+	size_t last_rec_line;		/* line of the previous record */
 	char *err;
 	size_t errlen;
 };
@@ -264,9 +265,10 @@ static int parse_record(struct parser *p, struct trace *t, char **tok, int n, __
 		return perr(p, "'%s' record takes no STATE field", tok[2]);
 	}
 	if (ts < *last_ts)
-		return perr(p, "timestamp %llu goes backwards (previous record %llu)",
-			    (unsigned long long)ts, (unsigned long long)*last_ts);
+		return perr(p, "timestamp %llu goes backwards (line %zu has %llu)",
+			    (unsigned long long)ts, p->last_rec_line, (unsigned long long)*last_ts);
 	*last_ts = ts;
+	p->last_rec_line = p->line;
 	if (trace_add(t, ts, dur, cpu, kind, state))
 		return -ENOMEM;
 	return 0;

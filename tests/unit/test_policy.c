@@ -712,17 +712,23 @@ static void test_gap_arms_hold(void **state)
 	pol_busy_begin(&m.s, &m.c, m.now);
 	assert_int_equal(m.s.hold_floor, 448);
 
-	/* a later gap with a lower pre-gap target does not lower the hold */
+	/* arming sets the end hold_ms after the gap */
 	gap_setup(&m);
 	sim_idle(&m, 100 * US, 1, 0);
 	pol_busy_begin(&m.s, &m.c, m.now);
+	assert_int_equal(m.s.hold_until_ns, m.now + 30 * MS);
+
+	/* a later short gap re-arms at the level before *that* gap (the hold
+	 * follows a periodic load down instead of keeping a past peak) and
+	 * pushes the end out */
 	m.s.target = 400;			/* pretend util dropped */
 	m.now += 2 * MS;
 	pol_busy_end(&m.s, &m.c, m.now);	/* run 2ms, pre_gap_target 400 */
 	sim_idle(&m, 100 * US, 1, 0);
 	pol_busy_begin(&m.s, &m.c, m.now);
 	assert_int_equal(m.s.nr_gap_holds, 2);
-	assert_int_equal(m.s.hold_floor, 784);	/* max(784, 350) */
+	assert_int_equal(m.s.hold_floor, 350);	/* 400 * 875 / 1000 */
+	assert_int_equal(m.s.hold_until_ns, m.now + 30 * MS);
 }
 
 /* No arming: busy run before the gap too short, feature off, gap too long. */
@@ -775,45 +781,54 @@ static void test_gap_no_arm(void **state)
 
 /* After arming, light load (busy 50us / idle 2ms, sample
  * 50 * 1024 / 2050 = 24) drags util and target far below 784; the floor
- * goes down to the hold and no further. An idle of hold_ms (30ms) then
- * releases it: floor = target, reason HOLD_END. */
+ * goes down to the hold and no further while 2ms gaps (>= gap_hold_us) do
+ * not re-arm it. hold_ms (30ms) after the arming gap it is released at the
+ * next evaluation: floor = target, reason HOLD_END. */
 static void test_gap_hold_keeps_floor_and_releases(void **state)
 {
 	struct sim m;
+	__u64 armed;
 	int i;
 
 	(void)state;
 	gap_setup(&m);
 	sim_idle(&m, 500 * US, 1, 0);
 	pol_busy_begin(&m.s, &m.c, m.now);
+	armed = m.now;
 	assert_int_equal(m.s.hold_floor, 784);
 	m.now += 50 * US;
 	pol_busy_end(&m.s, &m.c, m.now);
-	for (i = 0; i < 500; i++) {		/* ~1s of light load */
+	/* Each round is 2ms idle + 50us busy = 2.05ms; the busy_begin of
+	 * round i (0-based) is at armed + 50us + (i + 1) * 2ms + i * 50us.
+	 * Rounds 0..13 begin at most at armed + 28.7ms + 50us < 30ms: held. */
+	for (i = 0; i < 14; i++) {
 		sim_idle(&m, 2 * MS, 1, 0);
 		sim_busy(&m, 50 * US, 1 * MS);
+		assert_int_equal(m.s.hold_floor, 784);
 		assert_true(m.s.floor >= 784);
 	}
-	assert_true(m.s.target < 100);
-	assert_int_equal(m.s.hold_floor, 784);
+	assert_true(m.s.target < 784);
 	assert_int_equal(m.s.floor, 784);
 	assert_int_equal(m.s.floor_reason, BPFGOV_R_GAP_HOLD);
 	assert_int_equal(m.s.nr_gap_holds, 1);	/* 2ms gaps do not re-arm */
-
-	/* 30ms - 1ns of idle: still held */
-	sim_idle(&m, 30 * MS - 1, 1, 0);
-	pol_busy_begin(&m.s, &m.c, m.now);
-	assert_int_equal(m.s.hold_floor, 784);
-	assert_int_equal(m.s.floor, 784);
-	m.now += 50 * US;
-	pol_busy_end(&m.s, &m.c, m.now);
-	/* exactly hold_ms: released */
-	sim_idle(&m, 30 * MS, 1, 0);
+	/* round 14 begins at armed + 50us + 30ms + 700us >= armed + 30ms */
+	sim_idle(&m, 2 * MS, 1, 0);
+	assert_true(m.now >= armed + 30 * MS);
 	assert_int_equal(pol_busy_begin(&m.s, &m.c, m.now), POL_FLOOR);
 	assert_int_equal(m.s.hold_floor, 0);
 	assert_int_equal(m.s.floor, m.s.target);
-	assert_true(m.s.floor < 100);
+	assert_true(m.s.floor < 784);
 	assert_int_equal(m.s.floor_reason, BPFGOV_R_HOLD_END);
+
+	/* The tick releases it too, on a CPU that stays busy. */
+	gap_setup(&m);
+	sim_idle(&m, 500 * US, 1, 0);
+	pol_busy_begin(&m.s, &m.c, m.now);
+	armed = m.now;
+	pol_tick(&m.s, &m.c, armed + 30 * MS - 1);
+	assert_int_equal(m.s.hold_floor, 784);
+	pol_tick(&m.s, &m.c, armed + 30 * MS);
+	assert_int_equal(m.s.hold_floor, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -878,18 +893,19 @@ static void test_remote_refresh_idle_decay(void **state)
 	}
 }
 
-/* With a hold armed, a sleeping CPU keeps the hold until hold_ms of idle,
- * then the refresh releases it. */
+/* With a hold armed, a sleeping CPU keeps the hold until hold_ms after
+ * the arming gap, then the refresh releases it. */
 static void test_remote_refresh_hold_release(void **state)
 {
 	struct sim m;
-	__u64 idle0;
+	__u64 idle0, armed;
 
 	(void)state;
 	gap_setup(&m);
 	sim_idle(&m, 500 * US, 1, 0);
 	pol_busy_begin(&m.s, &m.c, m.now);
 	assert_int_equal(m.s.hold_floor, 784);
+	armed = m.now;
 	m.now += 10 * US;
 	pol_busy_end(&m.s, &m.c, m.now);
 	idle0 = m.now;
@@ -901,11 +917,12 @@ static void test_remote_refresh_hold_release(void **state)
 	assert_int_equal(m.s.floor, 784);
 	assert_int_equal(m.s.floor_reason, BPFGOV_R_GAP_HOLD);
 	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 20 * MS), 0);
-	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 30 * MS - 1), 0);
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, armed + 30 * MS - 1), 0);
 	assert_int_equal(m.s.hold_floor, 784);
 	assert_int_equal(m.s.floor, 784);
-	/* hold_ms (30ms) of idle: released, floor falls to the target */
-	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 30 * MS), POL_FLOOR);
+	/* hold_ms (30ms) after the arming gap: released, floor falls to the
+	 * target */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, armed + 30 * MS), POL_FLOOR);
 	assert_int_equal(m.s.hold_floor, 0);
 	assert_int_equal(m.s.floor, m.s.target);
 	assert_true(m.s.floor < 784);

@@ -351,6 +351,35 @@ static void test_pingpong_judge(void **state)
 	free(r);
 }
 
+/* 106 us sleeps, halt costs 100 us: whether halting pays back depends on
+ * the judge's multiplier; bpfgov (payback_pct default) polls here. */
+static void test_judge_pct(void **state)
+{
+	struct replay_opts o;
+	struct replay_result *r = calloc(1, sizeof(*r));
+	struct trace t;
+	char path[256], err[512];
+
+	(void)state;
+	assert_non_null(r);
+	snprintf(path, sizeof(path), "%s/pp100.trace", tmpdir);
+	assert_int_equal(synth(path, "pingpong", "--work-us", "100", "--duration", "0.2"), 0);
+	load_or_fail(path, &t);
+	replay_opts_default(&o);
+	o.policies = (1u << RP_BPFGOV) | (1u << RP_MENU);
+	o.judge_pct = 100;
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	assert_int_equal(r->p[RP_MENU].too_deep, 0);		/* 106 >= 100 */
+	if (r->p[RP_BPFGOV].state_use[0] > r->p[RP_BPFGOV].decisions / 2)
+		assert_true(r->p[RP_BPFGOV].too_shallow > 0);
+	o.judge_pct = 200;
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	assert_int_equal(r->p[RP_MENU].too_deep, r->p[RP_MENU].decisions);	/* 106 < 200 */
+	assert_int_equal(r->p[RP_BPFGOV].too_shallow, 0);
+	trace_free(&t);
+	free(r);
+}
+
 static void test_wake_pairing(void **state)
 {
 	struct replay_opts o;
@@ -410,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_hwp_floors),
 		cmocka_unit_test(test_bpfgov_impulse_floor),
 		cmocka_unit_test(test_pingpong_judge),
+		cmocka_unit_test(test_judge_pct),
 		cmocka_unit_test(test_wake_pairing),
 		cmocka_unit_test(test_policy_names),
 	};

@@ -234,7 +234,7 @@ static void test_corrupt(void **state)
 	expect_line_reject("state.trace", "1000000000 0 idle 5 7", 9, "state '7' is not below the 2 states");
 	expect_line_reject("nostate2.trace", "1000000000 0 idle 5", 9, "'idle' record needs a STATE field");
 	expect_line_reject("extra.trace", "1000000000 0 busy 5 1", 9, "'busy' record takes no STATE field");
-	expect_line_reject("order.trace", "2000000000 0 busy 5", 10, "timestamp 1000025000 goes backwards");
+	expect_line_reject("order.trace", "2000000000 0 busy 5", 10, "timestamp 1000025000 goes backwards (line 9 has 2000000000)");
 	{
 		static const char nul[] = "bpfgov-trace 1\nnr_cpus 1\nstate 0 P 0 0 poll\nrecords\n12\0 0 busy 1\nend 1\n";
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
-#   guest-tests.sh [GROUP...]    groups: scx error stress partial bench
-#                                (default: all of them)
+#   guest-tests.sh [GROUP...]    groups: smoke scx error stress partial bench
+#                                (default: all but smoke)
 #
 # Prints one "ok N - name" / "not ok N - name" line per test, "# ..."
 # diagnostics, and ends with the plain "N passed, N failed" line that
@@ -40,6 +40,8 @@ wait_for() {
 is_state() { [ "$(state)" = "$1" ]; }
 is_enabled_bpfgov() { is_state enabled && [ "$(ops)" = bpfgov ]; }
 alive() { kill -0 "$1" 2>/dev/null; }
+# Loading takes ~8 s under TCG (verifier); stop waiting if govloader died.
+gov_up_or_dead() { is_enabled_bpfgov || ! alive $gpid; }
 
 # Stand-in MSR files: IA32_PM_ENABLE (0x770) = 1, HWP_CAPABILITIES (0x771)
 # lowest 8 / efficient 16 / guaranteed 30 / highest 40, HWP_REQUEST (0x774)
@@ -88,7 +90,8 @@ start_gov() {
 	$GOV start --mode scx --msr-root $MSR --backend intel-hwp "$@" > $LOG 2>&1 &
 	gpid=$!
 	t0=$(now)
-	wait_for 60 is_enabled_bpfgov
+	wait_for 120 gov_up_or_dead
+	is_enabled_bpfgov
 	r=$?
 	diag "govloader pid $gpid: state $(state), ops '$(ops)' after $(awk "BEGIN{print $(now) - $t0}") s"
 	return $r
@@ -110,6 +113,14 @@ echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
 check "kernel has sched_ext, idle at boot (state $(state))" is_state disabled
 [ -x $GOV ] || nok "govloader present in the initramfs"
 
+if want smoke; then
+	# govloader-independent: user/scx.c through tests/vm/scx-smoke.c.
+	/bin/scx-smoke --stats --seconds 2 > /tmp/smoke.out 2>&1
+	r=$?
+	sed 's/^/#   /' /tmp/smoke.out | cut -c1-400
+	check "scx-smoke: load, attach, detach (rc $r)" [ $r = 0 ]
+fi
+
 if want scx && [ -x $GOV ]; then
 	make_msr
 	orig=$(msr_req 0)
@@ -118,7 +129,10 @@ if want scx && [ -x $GOV ]; then
 	else
 		nok "start --mode scx: state enabled, root/ops is bpfgov"
 		dump_log 30
+		groups=$(echo " $groups " | sed 's/ scx / /')
 	fi
+fi
+if want scx && [ -x $GOV ]; then
 	alive $gpid && ok "govloader keeps running" || nok "govloader keeps running"
 	check "status reports mode scx" sh -c "$GOV status --json | grep -q '\"mode\":\"scx\"'"
 
@@ -167,7 +181,8 @@ if want error && [ -x $GOV ]; then
 	: > $LOG
 	$GOV start --mode scx --msr-root $MSR --backend intel-hwp --test-scx-error-after 3 > $LOG 2>&1 &
 	gpid=$!
-	wait_for 60 is_enabled_bpfgov && ok "error test: attached" || nok "error test: attached"
+	wait_for 120 gov_up_or_dead
+	is_enabled_bpfgov && ok "error test: attached" || nok "error test: attached"
 	$BENCH spin 2 2 > /dev/null &
 	wait $gpid
 	grc=$?

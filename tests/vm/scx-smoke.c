@@ -5,7 +5,10 @@
  * for a while reading the events ring and the cpu_state map, optionally
  * triggers the test-only BPF error, then detaches and reports.
  *
- *   scx-smoke [--partial] [--seconds N] [--error-after S]
+ *   scx-smoke [--partial] [--seconds N] [--error-after S] [--stats]
+ *
+ * --stats prints the verifier's statistics (instructions processed, time)
+ * of every program, and on a load failure the tail of the verifier log.
  *
  * Output (one "key value" per line, easy to grep in guest-tests.sh):
  *   attached state=enabled ops=bpfgov
@@ -17,6 +20,7 @@
  * any failure.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,6 +59,26 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+static int libbpf_tail(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static char last[64][256];
+	static int nlast;
+
+	/* Keep only the last lines of a (huge) verifier log; print them when
+	 * libbpf says the load failed. */
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	if (strstr(fmt, "-- END PROG LOAD LOG --") || strstr(fmt, "failed to load")) {
+		for (int i = 0; i < nlast && i < 64; i++)
+			fputs(last[(nlast - (nlast < 64 ? nlast : 64) + i) % 64], stdout);
+		nlast = 0;
+		return vprintf(fmt, ap);
+	}
+	vsnprintf(last[nlast % 64], sizeof(last[0]), fmt, ap);
+	nlast++;
+	return 0;
+}
+
 static struct bpf_map *find_map(struct bpf_object *obj, const char *const *names)
 {
 	for (; *names; names++) {
@@ -88,12 +112,14 @@ int main(int argc, char **argv)
 	struct scx_stats stats;
 	struct scx_ctx *c;
 	char st[32], name[64], buf[1400];
-	int ncpu, err, opt, rc = 0, ejected = 0, triggered = 0;
+	int ncpu, err, opt, rc = 0, ejected = 0, triggered = 0, stats_on = 0;
+	static char vlog[8][4096];
 
 	static const struct option lo[] = {
 		{ "partial", no_argument, NULL, 'p' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "error-after", required_argument, NULL, 'e' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ 0 }
 	};
 	while ((opt = getopt_long(argc, argv, "ps:e:", lo, NULL)) != -1) {
@@ -101,6 +127,7 @@ int main(int argc, char **argv)
 		case 'p': o.partial = true; break;
 		case 's': seconds = atof(optarg); break;
 		case 'e': error_after = atof(optarg); break;
+		case 'S': stats_on = 1; break;
 		default:
 			fprintf(stderr, "usage: scx-smoke [--partial] [--seconds N] [--error-after S]\n");
 			return 1;
@@ -134,8 +161,41 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("opened in %.2fs\n", now_s() - t0);
+	if (stats_on) {
+		struct bpf_program *prog;
+		int i = 0;
+
+		libbpf_set_print(libbpf_tail);
+		bpf_object__for_each_program(prog, scx_obj(c)) {
+			if (i >= 8)
+				break;
+			bpf_program__set_log_level(prog, 4);	/* BPF_LOG_STATS */
+			bpf_program__set_log_buf(prog, vlog[i++], sizeof(vlog[0]));
+		}
+	}
 	t0 = now_s();
 	err = scx_load(c);
+	if (stats_on) {
+		struct bpf_program *prog;
+		int i = 0;
+
+		bpf_object__for_each_program(prog, scx_obj(c)) {
+			char *l = vlog[i], *p;
+
+			if (i++ >= 8)
+				break;
+			char *t = strstr(l, "verification time"), *q = strstr(l, "processed");
+
+			while ((p = strchr(l, '\n')))
+				*p = ' ';
+			/* "verification time N usec" ... "processed N insns (limit ..)" */
+			if (t && (p = strstr(t, "usec")))
+				p[4] = 0;
+			if (q && (p = strstr(q, "insns")))
+				p[5] = 0;
+			printf("verifier %s: %s, %s\n", bpf_program__name(prog), t ? t : "?", q ? q : "?");
+		}
+	}
 	if (err) {
 		printf("load failed: %s\n", strerror(-err));
 		return 1;

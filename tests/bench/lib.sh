@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for tests/bench/run.sh: numbers (jq/awk), the governor under
+# benchmark, host facts and the restore-everything exit path.
+# Sourced by run.sh; expects TOP, GOV, WORK, PIN, OUT to be set.
+
+# ---------------------------------------------------------------- output
+
+say()  { printf '%s\n' "$*"; }
+hdr()  { printf '\n== %s\n' "$*"; }
+warn() { printf 'bench: %s\n' "$*" >&2; }
+
+# logrun SECTION COMMAND...: run a command and remember it, once, as the
+# exact command behind a number (docs/BENCHMARKS.md lists them per section).
+logrun() {
+	note_cmd "$1" "$(shift; echo "$*")"
+	shift
+	"$@"
+}
+# note_cmd SECTION "text": a command line for the doc (deduplicated).
+note_cmd() {
+	touch "$OUT/cmds.$1"
+	grep -qxF -- "$2" "$OUT/cmds.$1" || printf '%s\n' "$2" >>"$OUT/cmds.$1"
+}
+
+# ---------------------------------------------------------------- numbers
+
+# median of numbers given as arguments (empty -> null)
+median() {
+	printf '%s\n' "$@" | jq -s 'map(select(. != null)) | sort |
+		if length == 0 then null
+		elif length % 2 == 1 then .[length / 2 | floor]
+		else (.[length / 2 - 1] + .[length / 2]) / 2 end'
+}
+# fmt X [DECIMALS]: round for printing; "null"/"" -> "n/a"
+fmt() {
+	local x=${1:-null} d=${2:-1}
+	if [ "$x" = null ] || [ -z "$x" ]; then echo "n/a"; return; fi
+	awk -v x="$x" -v d="$d" 'BEGIN { printf "%.*f\n", d, x }'
+}
+# calc EXPR: floating point arithmetic via awk ("null" in -> "null" out)
+calc() {
+	case "$*" in *null*) echo null; return;; esac
+	awk "BEGIN { v = $*; printf \"%.6g\n\", v }"
+}
+# le A B / ge A B: numeric comparisons that fail on "null"
+le() { [ "$1" != null ] && [ "$2" != null ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+ge() { [ "$1" != null ] && [ "$2" != null ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+lt() { [ "$1" != null ] && [ "$2" != null ] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# ---------------------------------------------------------------- host
+
+load1() { cut -d' ' -f1 /proc/loadavg; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# Wait (up to $1 s) for the 1-minute load to fall below $2; returns the load.
+wait_quiet() {
+	local max=$1 lim=$2 t=0
+	while ! le "$(load1)" "$lim" && [ "$t" -lt "$max" ]; do
+		sleep 5
+		t=$((t + 5))
+	done
+	load1
+}
+
+CPUIDLE=/sys/devices/system/cpu/cpuidle
+idle_driver()   { cat "$CPUIDLE/current_driver" 2>/dev/null || echo none; }
+idle_governor() { cat "$CPUIDLE/current_governor" 2>/dev/null || cat "$CPUIDLE/current_governor_ro" 2>/dev/null || echo none; }
+idle_governors() { echo $(cat "$CPUIDLE/available_governors" 2>/dev/null); }
+nr_cpus() { local r; r=$(cat /sys/devices/system/cpu/possible); echo $(( ${r##*-} + 1 )); }
+
+# BPF programs named bpfgov_* that are not ours (another instance, another
+# test): they would run on every context switch of every measurement.
+foreign_progs() {
+	local mine
+	mine=$(our_map_id)
+	bpftool prog show -j 2>/dev/null | jq --argjson m "${mine:-0}" \
+		'[.[] | select((.name // "") | startswith("bpfgov_")) |
+		  select(((.map_ids // []) | index($m)) | not)] | length'
+}
+
+# ---------------------------------------------------------------- governor
+
+GOV_PID=
+GOV_LOG=
+GOV_WRAP=()	# e.g. (chrt -f 10): a command the loader runs under
+
+# gov_up NAME ARGS...: start `govloader start --pin-root $PIN ARGS` in the
+# background (log $OUT/NAME.log) and wait until `status` answers (15 s).
+gov_up() {
+	local name=$1 i
+	shift
+	GOV_LOG=$OUT/$name.log
+	[ -n "${SEC:-}" ] && note_cmd "$SEC" "${GOV_WRAP[*]}${GOV_WRAP[*]:+ }./govloader start --pin-root $PIN${*:+ }$*"
+	"${GOV_WRAP[@]}" "$GOV" start --pin-root "$PIN" "$@" >"$GOV_LOG" 2>&1 &
+	GOV_PID=$!
+	for i in $(seq 1 150); do
+		if [ -e "$PIN/cpu_state" ] &&
+		   "$GOV" status --json --pin-root "$PIN" 2>/dev/null | jq -e '.mode != "none"' >/dev/null 2>&1; then
+			return 0
+		fi
+		kill -0 "$GOV_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	warn "govloader start did not come up ($*); its log:"
+	sed 's/^/  /' "$GOV_LOG" >&2
+	gov_down
+	return 1
+}
+
+# gov_down: SIGTERM our instance and wait until it has restored and exited.
+gov_down() {
+	[ -n "$GOV_PID" ] || return 0
+	if kill -0 "$GOV_PID" 2>/dev/null; then
+		kill -TERM "$GOV_PID" 2>/dev/null
+	fi
+	wait "$GOV_PID" 2>/dev/null
+	GOV_PID=
+}
+
+gov_status() { "$GOV" status --json --pin-root "$PIN" 2>/dev/null; }
+
+our_map_id() {
+	[ -e "$PIN/cpu_state" ] || return 0
+	bpftool map show pinned "$PIN/cpu_state" -j 2>/dev/null | jq -r '.id // empty'
+}
+
+# prog_stats: {name: {run_time_ns, run_cnt}} of our instance's programs.
+prog_stats() {
+	local m
+	m=$(our_map_id)
+	bpftool prog show -j 2>/dev/null | jq -c --argjson m "${m:-0}" \
+		'[.[] | select((.name // "") | startswith("bpfgov_")) |
+		  select((.map_ids // []) | index($m))] |
+		 map({key: .name, value: {run_time_ns: (.run_time_ns // 0), run_cnt: (.run_cnt // 0)}}) |
+		 from_entries'
+}
+
+# ---------------------------------------------------------------- restore
+
+ORIG_GOVERNOR=
+ORIG_BPF_STATS=
+QOS_SAVED=()
+BG_PIDS=()
+
+save_qos() {
+	local c f
+	QOS_SAVED=()
+	for c in $(seq 0 $(($(nr_cpus) - 1))); do
+		f=/sys/devices/system/cpu/cpu$c/power/pm_qos_resume_latency_us
+		[ -w "$f" ] && QOS_SAVED+=("$f=$(cat "$f")")
+	done
+}
+restore_qos() {
+	local e
+	for e in "${QOS_SAVED[@]}"; do
+		printf '%s\n' "${e#*=}" >"${e%%=*}" 2>/dev/null
+	done
+	QOS_SAVED=()
+}
+
+set_governor() {
+	printf '%s\n' "$1" >"$CPUIDLE/current_governor" 2>/dev/null &&
+		[ "$(idle_governor)" = "$1" ]
+}
+
+bench_cleanup() {
+	local p
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	gov_down
+	restore_qos
+	if [ -n "$ORIG_GOVERNOR" ] && [ "$(idle_governor)" != "$ORIG_GOVERNOR" ]; then
+		set_governor "$ORIG_GOVERNOR" || warn "could not restore cpuidle governor $ORIG_GOVERNOR"
+	fi
+	if [ -n "$ORIG_BPF_STATS" ]; then
+		sysctl -q -w kernel.bpf_stats_enabled="$ORIG_BPF_STATS" >/dev/null 2>&1
+	fi
+}

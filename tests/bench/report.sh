@@ -1,0 +1,292 @@
+# SPDX-License-Identifier: GPL-2.0
+# Machine facts, the goals table (met / not met computed from the measured
+# values) and docs/BENCHMARKS.md, from the JSON files run.sh leaves in $OUT.
+# Sourced by run.sh.
+
+# facts_json LOAD_AT_START
+facts_json() {
+	local states=() c=/sys/devices/system/cpu/cpu0/cpuidle d
+	for d in "$c"/state*; do
+		[ -d "$d" ] || continue
+		states+=("$(cat "$d/name") (exit latency $(cat "$d/latency") us, residency $(cat "$d/residency") us)")
+	done
+	jq -n --arg kernel "$(uname -r)" --arg cpus "$NCPU" \
+	      --arg model "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
+	      --arg hyp "$(grep -qw hypervisor /proc/cpuinfo && echo yes || echo no)" \
+	      --arg driver "$(idle_driver)" --arg governor "$(idle_governor)" \
+	      --arg governors "$(idle_governors)" \
+	      --arg haltpoll_ns "$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null || echo n/a)" \
+	      --arg states "$(IFS=';'; echo "${states[*]:-}")" \
+	      --arg cpufreq "$(ls /sys/devices/system/cpu/cpufreq 2>/dev/null | tr '\n' ' ')" \
+	      --arg msr "$([ -e /dev/cpu/0/msr ] && echo yes || echo no)" \
+	      --arg scx "$([ -d /sys/kernel/sched_ext ] && echo yes || echo no)" \
+	      --arg commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	      --arg dirty "$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo ' (with uncommitted changes)' || true)" \
+	      --arg date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+	      --arg load "$(loadavg)" --arg load_waited "$1" \
+	      '{kernel: $kernel, cpus: ($cpus | tonumber), model: $model, hypervisor: $hyp,
+		idle_driver: $driver, idle_governor: $governor, idle_governors: $governors,
+		haltpoll_guest_halt_poll_ns: $haltpoll_ns, idle_states: $states,
+		cpufreq: $cpufreq, msr: $msr, sched_ext: $scx, commit: ($commit + $dirty),
+		date: $date, load_start: $load}'
+}
+
+# j FILE FILTER: one value from a result file, "null" when absent.
+j() { [ -s "$OUT/$1" ] && jq -r "$2 // null" "$OUT/$1" 2>/dev/null || echo null; }
+
+# goal_rows: TSV lines "goal<TAB>measured<TAB>met|not met|not measured".
+goal_rows() {
+	local v v2 w best bp ratio worst met miss
+	verdict() { if [ "$1" = null ]; then echo "not measured"; elif [ "$2" = 1 ]; then echo met; else echo "not met"; fi; }
+
+	v=$(j overhead.json .ratio_median)
+	printf 'overhead: ping-pong ratio loaded/not loaded >= 0.99\t%s (median of %s rounds)\t%s\n' \
+		"$(fmt "$v" 4)" "$(j overhead.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.99 && echo 1)")"
+
+	v=$(j overhead.json '[.prog_all[].ns_per_call | select(. != null)] | max')
+	worst=$(j overhead.json '[.prog_all[] | select(.ns_per_call != null)] | max_by(.ns_per_call) | .name')
+	printf 'overhead: <= 150 ns per BPF program call (each program)\t%s ns worst (%s)\t%s\n' \
+		"$(fmt "$v" 0)" "$worst" "$(verdict "$v" "$(le "$v" 150 && echo 1)")"
+
+	v=$(j latency.json .default.latency_us.p99)
+	printf 'decision-to-actuation p99 <= 100 us\t%s us (p50 %s, max %s)\t%s\n' "$(fmt "$v" 1)" \
+		"$(fmt "$(j latency.json .default.latency_us.p50)" 1)" "$(fmt "$(j latency.json .default.latency_us.max)" 1)" \
+		"$(verdict "$v" "$(le "$v" 100 && echo 1)")"
+
+	v=$(j ringbuf.json .drops_total.events)
+	v2=$(j ringbuf.json .drops_total.tap)
+	printf 'ring buffer: 0 drops at default settings (events; tap with tail attached)\t%s events, %s tap\t%s\n' \
+		"$v" "$v2" "$(verdict "$v" "$([ "$v" = 0 ] && [ "$v2" = 0 ] && echo 1)")"
+
+	for w in 0 20; do
+		best=$(j shootout.json "[.rows[] | select(.work_us == $w and (.config == \"haltpoll\" or .config == \"menu\" or .config == \"ladder\")) | .loops_per_s] | max")
+		bp=$(j shootout.json "[.rows[] | select(.work_us == $w and .config == \"bpfgov\") | .loops_per_s] | first")
+		ratio=$(calc "$bp / $best")
+		printf 'shoot-out: >= 5x best kernel governor at %s us\t%s× (%s vs %s loops/s)\t%s\n' "$w" \
+			"$(fmt "$ratio" 2)" "$(fmt "$bp" 0)" "$(fmt "$best" 0)" "$(verdict "$ratio" "$(ge "$ratio" 5 && echo 1)")"
+	done
+
+	v=$(j shootout.json '[.rows[] | select(.work_us == 500 and .config == "bpfgov") | .poll_pct] | first')
+	printf 'shoot-out: poll time <= 10%% of CPU time at 500 us (bpfgov)\t%s%%\t%s\n' \
+		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
+
+	v=$(j replay.json '.scenarios[] | select(.name | startswith("impulse")) | .r.policies.bpfgov.freq |
+		"\(.short_gaps_to_lowest) \(.lowest_after_short_gap_ns)"')
+	if [ "$v" = null ]; then met=null; else met=${v%% *}; fi
+	printf 'replay: no floor at lowest after 747-950 us gaps (impulse)\t%s\t%s\n' \
+		"$(j replay.json '.scenarios[] | select(.name | startswith("impulse")) | .r.policies.bpfgov.freq | "\(.short_gaps_to_lowest)/\(.short_gaps) gaps to lowest, \(.lowest_after_short_gap_ns / 1e6) ms at lowest"')" \
+		"$(verdict "$met" "$([ "$v" = "0 0" ] && echo 1)")"
+
+	v=$(j replay.json '.scenarios[] | select(.name | startswith("periodic")) | .r.policies.bpfgov.freq.mean_floor')
+	v2=$(j replay.json '.scenarios[] | select(.name | startswith("periodic")) | .r.policies["hwp-1"].freq.mean_floor')
+	printf 'replay: mean floor on the periodic sweep below "floor = whole target" (hwp-1)\t%s vs %s\t%s\n' \
+		"$(fmt "$v" 0)" "$(fmt "$v2" 0)" "$(verdict "$v" "$(lt "$v" "$v2" && echo 1)")"
+
+	# Strictly fewer misses than every reference idle model, per scenario.
+	miss=$(j replay.json '[.scenarios[] | select(.r != null) | .r.policies as $p |
+		($p.bpfgov.idle | .too_deep + .too_shallow) as $b |
+		([$p | to_entries[] | select(.key != "bpfgov" and .value.idle != null) |
+		  {k: .key, m: (.value.idle.too_deep + .value.idle.too_shallow)}] | min_by(.m)) as $best |
+		{name, ok: ($b < $best.m), b: $b, best: $best}] |
+		"\(map(select(.ok)) | length)/\(length) scenarios; not on: " +
+		(map(select(.ok | not) | "\(.name) (\(.b) vs \(.best.k) \(.best.m))") | join(", ") |
+		 if . == "" then "none" else . end)')
+	printf 'replay: fewer too-deep + too-shallow than every reference idle model, each scenario\t%s\t%s\n' \
+		"$miss" "$(verdict "$miss" "$(case "$miss" in "null") ;; *) n=${miss%%/*}; d=${miss#*/}; d=${d%% *}; [ "$n" = "$d" ] && echo 1;; esac)")"
+}
+
+goals_table() {
+	if [ "$1" = text ]; then
+		goal_rows | sed 's/\bnull\b/n\/a/g' | awk -F'\t' '{ printf "  %-9s %-78s %s\n", "[" $3 "]", $1, $2 }'
+	else
+		echo "| goal | measured | result |"
+		echo "|---|---|---|"
+		goal_rows | sed 's/\bnull\b/n\/a/g' | awk -F'\t' '{ r = $3; if (r == "met") r = "**met**"; else if (r == "not met") r = "**not met**";
+			printf "| %s | %s | %s |\n", $1, $2, r }'
+	fi
+}
+
+cmds() { # SECTION: the exact commands, as a code block
+	echo '```sh'
+	if [ -s "$OUT/cmds.$1" ]; then cat "$OUT/cmds.$1"; else echo "# (section not run)"; fi
+	echo '```'
+}
+
+doc_overhead() {
+	echo "## 1. Overhead"
+	echo
+	[ -s "$OUT/overhead.json" ] || { echo "Not run."; echo; return; }
+	jq -r '"Ping-pong, one pinned pair on CPUs 0/1, 0 µs of work per hop, \(.seconds) s per run; " +
+		"\(.rounds) rounds alternating (odd rounds not loaded first, even rounds loaded first); " +
+		"loaded = `govloader start --no-floor --no-idle` (decisions flow, nothing is written). Load average after the section: \(.load)." ,
+		"",
+		"| round | not loaded loops/s | loaded loops/s | ratio |", "|---|---|---|---|",
+		(range(0; .ratios | length) as $i | "| \($i + 1) | \(.off[$i] | floor) | \(.on[$i] | floor) | \(.ratios[$i] * 10000 | round / 10000) |"),
+		"| **median** | **\(.off_median | floor)** | **\(.on_median | floor)** | **\(.ratio_median * 10000 | round / 10000)** |",
+		"",
+		"Average cost per call of each BPF program (`kernel.bpf_stats_enabled=1` only during this phase, restored after; deltas of `run_time_ns`/`run_cnt`):",
+		"",
+		"| program | ns/call under ping-pong | calls | ns/call under switchstorm | calls | ns/call overall |", "|---|---|---|---|---|---|",
+		(.prog_all[] as $a | ([.prog_pingpong[] | select(.name == $a.name)][0]) as $p |
+		 ([.prog_switchstorm[] | select(.name == $a.name)][0]) as $s |
+		 "| `\($a.name)` | \($p.ns_per_call // null | if . == null then "n/a" else floor end) | \($p.calls) | \($s.ns_per_call // null | if . == null then "n/a" else floor end) | \($s.calls) | \($a.ns_per_call // null | if . == null then "n/a" else floor end) |")' \
+		"$OUT/overhead.json"
+	echo
+	cmds overhead
+	echo
+}
+
+doc_latency() {
+	echo "## 2. Decision-to-actuation latency"
+	echo
+	[ -s "$OUT/latency.json" ] || { echo "Not run."; echo; return; }
+	jq -r '"From the BPF timestamp of a decision (`bpf_ktime_get_ns`, CLOCK_MONOTONIC) to the completed write, as `govloader start --report` measures it; " +
+		"floors go to MSR stand-in files (`--msr-root`, intel-hwp backend) and idle picks to a stand-in PM QoS tree (`--sysfs-root`), so every sample is a real write. " +
+		"Load: `sleep-cycle` 3 ms busy / 5 ms idle on CPU1 for \(.seconds) s.",
+		"",
+		"| loader | decisions | writes | p50 µs | p99 µs | max µs | restored byte for byte | load |", "|---|---|---|---|---|---|---|---|",
+		((.default, .fifo) | select(. != null) |
+		 "| \(if .wrapper == "" then "default (SCHED_OTHER)" else "`\(.wrapper)` (observation)" end) | \(.decisions) | \(.writes) | \(.latency_us.p50) | \(.latency_us.p99) | \(.latency_us.max) | \(.restored) | \(.load) |")' \
+		"$OUT/latency.json"
+	echo
+	echo "The goal is judged on the default row; the SCHED_FIFO row shows how much of the tail is the loader waiting for a CPU."
+	echo
+	cmds latency
+	echo
+}
+
+doc_ringbuf() {
+	echo "## 3. Ring buffer"
+	echo
+	[ -s "$OUT/ringbuf.json" ] || { echo "Not run."; echo; return; }
+	jq -r '"`switchstorm --threads \(.threads)` for \(.seconds) s with bpfgov at default settings; events = context switches + idle entries seen by the BPF programs (`status` counters), decisions = floor + pick changes. Load after: \(.load).",
+		"",
+		"| | events/s | decisions/s | `events` drops | `tap` drops | switchstorm switches/s |", "|---|---|---|---|---|---|",
+		"| no tail | \(.plain.events_per_s | floor) | \(.plain.decisions_per_s | floor) | \(.plain.drops_events) | \(.plain.drops_tap) | \(.plain.storm_switches_per_s | floor) |",
+		"| `tail --all --json` attached | \(.tail.events_per_s | floor) | \(.tail.decisions_per_s | floor) | \(.tail.drops_events) | \(.tail.drops_tap) | \(.tail.storm_switches_per_s | floor) |",
+		"",
+		"With tail attached, tail received \(.tail_records) records: \(.tail_by_kind | to_entries | map("\(.key) \(.value)") | join(", ")). " +
+		"Decision records: \(.tail.tail_decisions) received vs \(.tail.decisions) made in the window, \(.tail.decision_seq_missing) missing by their per-CPU sequence numbers; idle-exit records: \(.tail.tail_idle_exits) received vs \(.tail.idle_entries) idle entries counted " +
+		"(counters are read just after tail registered and just after the load ended; tail reads 0.5 s longer). Drops over the whole run: events \(.drops_total.events), tap \(.drops_total.tap)."' \
+		"$OUT/ringbuf.json"
+	echo
+	cmds ringbuf
+	echo
+}
+
+doc_shootout() {
+	local drv
+	echo "## 4. Real idle shoot-out on this host"
+	echo
+	[ -s "$OUT/shootout.json" ] || { echo "Not run."; echo; return; }
+	drv=$(j shootout.json .driver)
+	if [ "$drv" = none ]; then
+		cat <<-EOF
+		**This host has no cpuidle driver** (\`current_driver\` = \`none\`), so the
+		comparison is not meaningful here: without a driver the idle loop calls
+		\`default_idle_call()\` (HLT) directly, no cpuidle governor is consulted
+		(writing \`current_governor\` is accepted but changes nothing) and
+		per-CPU PM QoS, the knob bpfgov's idle choice goes through, is not
+		consulted either. Every row below therefore runs the same idle path;
+		differences between rows are noise (note the load). The numbers are
+		reported anyway. On a host with the haltpoll driver (see
+		\`/work/shared/notes/platform.md\`: halt ~100 µs to wake, POLL via
+		PM QoS \`n/a\`) the same commands compare real idle policies.
+
+		EOF
+	fi
+	jq -r '"cpuidle driver `\(.driver)`, available governors `\(.available)`, default `\(.governor)` (bpfgov rows run under it). One pinned ping-pong pair on CPUs 0/1, \(.seconds) s per cell. " +
+		"Poll time: bpfgov from its `status` `poll_ms` (sum over CPUs), kernel governors from cpuidle `state0` (POLL) time where a driver exists; as % of CPU time (\(.rows | length) cells).",
+		"",
+		"| config | 0 µs | 20 µs | 100 µs | 500 µs |", "|---|---|---|---|---|",
+		(.rows | group_by(.config) | sort_by(.[0].config | {"haltpoll":0,"menu":1,"ladder":2,"bpfgov":3,"forced-poll":4}[.] // 9)[] |
+		 "| \(.[0].config) | " + (sort_by(.work_us) | map("\(.loops_per_s | floor)") | join(" | ")) + " |"),
+		"",
+		"Poll time, % of CPU time (n/a: not measurable here):",
+		"",
+		"| config | 0 µs | 20 µs | 100 µs | 500 µs |", "|---|---|---|---|---|",
+		(.rows | group_by(.config) | sort_by(.[0].config | {"haltpoll":0,"menu":1,"ladder":2,"bpfgov":3,"forced-poll":4}[.] // 9)[] |
+		 "| \(.[0].config) | " + (sort_by(.work_us) | map(if .poll_pct == null then "n/a" else "\(.poll_pct * 10 | round / 10)" end) | join(" | ")) + " |"),
+		"",
+		"PM QoS `pm_qos_resume_latency_us` (CPU0 CPU1) sampled mid-run under bpfgov: " +
+		([.rows[] | select(.config == "bpfgov") | "\(.work_us) µs: `\(.qos_mid | rtrimstr(" "))`"] | join(", ")) +
+		". Load (1 min) during the cells: \([.rows[].load] | min)–\([.rows[].load] | max)."' \
+		"$OUT/shootout.json"
+	echo
+	cmds shootout
+	echo
+}
+
+doc_replay() {
+	echo "## 5. Replay of the seed scenarios"
+	echo
+	if [ "$(j replay.json .available)" != true ]; then
+		echo "Not run (\`govloader synth\`/\`replay\` not available in this build)."
+		echo
+		return
+	fi
+	jq -r '"Synthetic traces from `govloader synth` (cost model of this host: halt wake-up 100 µs, poll 1 µs), replayed with `govloader replay --json` through bpfgov'"'"'s policy core and the reference models at their defaults.",
+		"",
+		"Idle: too deep / too shallow decisions (the kernel'"'"'s above/below notion), and poll time % of idle:",
+		"",
+		(.scenarios[0].r.policies | to_entries | map(select(.value.idle != null) | .key)) as $ip |
+		"| scenario | " + ($ip | join(" | ")) + " |",
+		"|---|" + ($ip | map("---") | join("|")) + "|",
+		(.scenarios[] | select(.r != null) | .r.policies as $p |
+		 "| \(.name) | " + ($ip | map($p[.].idle | "\(.too_deep) / \(.too_shallow), \(if .idle_ns > 0 then (.poll_ns / .idle_ns * 1000 | round / 10) else 0 end)%") | join(" | ")) + " |"),
+		"",
+		"Frequency: mean floor (/1024), short gaps (< 1 ms) followed by the floor at lowest, floor changes per second:",
+		"",
+		(.scenarios[0].r.policies | to_entries | map(select(.value.freq != null) | .key)) as $fp |
+		"| scenario | " + ($fp | join(" | ")) + " |",
+		"|---|" + ($fp | map("---") | join("|")) + "|",
+		(.scenarios[] | select(.r != null) | .r.policies as $p |
+		 "| \(.name) | " + ($fp | map($p[.].freq | "\(.mean_floor | round), \(.short_gaps_to_lowest)/\(.short_gaps), \(.floor_changes_per_s * 10 | round / 10)/s") | join(" | ")) + " |")' \
+		"$OUT/replay.json"
+	echo
+	cmds replay
+	echo
+}
+
+write_doc() {
+	cat <<-EOF
+	# bpfgov benchmarks
+
+	Written by \`make bench\` (\`tests/bench/run.sh\`); every number below was
+	measured in one run on the machine described here. Do not edit by hand:
+	re-run \`make bench\`. Raw results are left in \`$OUT/\`.
+
+	## Machine
+
+	EOF
+	jq -r '"| | |", "|---|---|",
+		"| date | \(.date) |", "| commit | \(.commit) |",
+		"| kernel | \(.kernel) |", "| CPUs | \(.cpus) × \(.model)\(if .hypervisor == "yes" then " (VM: hypervisor flag)" else "" end) |",
+		"| cpuidle driver | `\(.idle_driver)` |", "| cpuidle governors | `\(.idle_governors)` (default `\(.idle_governor)`) |",
+		"| idle states (cpu0) | \(if .idle_states == "" then "none (no driver)" else .idle_states end) |",
+		"| haltpoll `guest_halt_poll_ns` | \(.haltpoll_guest_halt_poll_ns) |",
+		"| cpufreq | \(if .cpufreq == "" then "none" else .cpufreq end) |", "| `/dev/cpu/0/msr` | \(.msr) |", "| sched_ext | \(.sched_ext) |",
+		"| load average (1/5/15 min) | start \(.load_start), end \(.load_end // "n/a") |",
+		"| run time | \(.run_seconds // "n/a") s |",
+		"| other bpfgov BPF programs loaded | \(.foreign_progs_end // 0) at the end |"' "$OUT/facts.json"
+	cat <<-EOF
+
+	The benchmark runs bpfgov under its own pin root (\`$PIN\`) and run
+	directory (\`BPFGOV_RUN_DIR=$BPFGOV_RUN_DIR\`, for the single-instance lock),
+	so the commands below are run with that variable exported. Ping-pong runs
+	reuse one calibration (\`--loops-per-us $LPU\`) so that every run does
+	identical work.
+
+	## Goals
+
+	Computed from the measured values by \`tests/bench/report.sh\`.
+
+	EOF
+	goals_table md
+	echo
+	doc_overhead
+	doc_latency
+	doc_ringbuf
+	doc_shootout
+	doc_replay
+}

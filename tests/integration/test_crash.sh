@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Crash safety: the state journal. kill -9 of `start` with stand-in MSRs
+# (--msr-root) and a stand-in sysfs (--sysfs-root), then `restore` or a new
+# `start`, brings back the exact original bytes; a simulated actuator
+# write failure (a knob made read-only mid-run) keeps the journal until
+# `restore` succeeds; the run directory, lock, journal and pins are
+# private; planted symlinks are not followed; non-root changes nothing.
+. "$(dirname "$0")/../lib.sh"
+
+# A private run directory (lock, journal, status): $BPFGOV_RUN_DIR.
+export BPFGOV_RUN_DIR=$T_TMP/run
+RUN=$BPFGOV_RUN_DIR
+JNL=$RUN/journal
+NCPU=$(nr_possible_cpus)
+MSR=$T_TMP/msr
+SYS=$T_TMP/sys
+LOWEST=8
+CAPS=$(( 40 | (30 << 8) | (10 << 16) | (LOWEST << 24) ))
+REQ=$(( LOWEST | (40 << 8) | (0x80 << 24) | (0x2a << 32) ))
+
+# MSR stand-ins as in test_msr.sh; a sysfs stand-in as in test_idle.sh
+# (menu governor, four states) so idle picks write PM QoS and disable knobs.
+seed() {
+	local c d k spec
+	rm -rf "$MSR" "$SYS" "$T_TMP/orig"
+	for c in $(seq 0 $((NCPU - 1))); do
+		mkdir -p "$MSR/$c"
+		truncate -s $((8 * 0x775)) "$MSR/$c/msr"
+		msr_file_write "$MSR/$c/msr" $((0x770)) 1
+		msr_file_write "$MSR/$c/msr" $((0x771)) "$CAPS"
+		msr_file_write "$MSR/$c/msr" $((0x774)) "$REQ"
+	done
+	mkdir -p "$SYS/devices/system/cpu/cpuidle"
+	echo menu >"$SYS/devices/system/cpu/cpuidle/current_governor"
+	echo fake >"$SYS/devices/system/cpu/cpuidle/current_driver"
+	for c in $(seq 0 $((NCPU - 1))); do
+		d=$SYS/devices/system/cpu/cpu$c
+		mkdir -p "$d/power"
+		echo 0 >"$d/power/pm_qos_resume_latency_us"
+		k=0
+		for spec in "POLL 0 0" "C1 2 2" "C2 50 150" "C3 200 800"; do
+			set -- $spec
+			mkdir -p "$d/cpuidle/state$k"
+			echo "$1" >"$d/cpuidle/state$k/name"
+			echo "$2" >"$d/cpuidle/state$k/latency"
+			echo "$3" >"$d/cpuidle/state$k/residency"
+			echo 0 >"$d/cpuidle/state$k/disable"
+			k=$((k + 1))
+		done
+	done
+	mkdir -p "$T_TMP/orig"
+	cp -a "$MSR" "$SYS" "$T_TMP/orig/"
+}
+same_as_orig() { diff -r "$MSR" "$T_TMP/orig/msr" >/dev/null && diff -r "$SYS" "$T_TMP/orig/sys" >/dev/null; }
+changed() { ! same_as_orig; }
+min_field() { echo $(( $(msr_file_read "$MSR/$1/msr" $((0x774))) & 0xff )); }
+# wait_for SECONDS CMD...: poll until CMD succeeds.
+wait_for() {
+	local i n=$(( $1 * 10 ))
+	shift
+	for i in $(seq 1 "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+# Load on CPU1 (floor rises) and ping-pong on 0/1 (idle picks change).
+load() {
+	bg taskset -c 1 "$WORK" spin --cpu 1 --duration "$1" >/dev/null
+	bg taskset -c 0,1 "$WORK" pingpong --pairs 1 --pin --work-us 0 --duration "$1" >/dev/null
+}
+START=(--msr-root "$MSR" --sysfs-root "$SYS")
+
+# 1. kill -9, then `restore`.
+seed
+check "start with stand-in MSRs and sysfs comes up" gov_start "${START[@]}"
+load 3
+check "MSR min field and idle knobs change under load" wait_for 4 bash -c \
+	"[ \$(( \$(od -An -t u8 -j $((8 * 0x774)) -N 8 '$MSR/1/msr') & 0xff )) -gt $LOWEST ] && ! diff -r '$SYS' '$T_TMP/orig/sys' >/dev/null"
+check "the journal exists while knobs are changed" test -s "$JNL"
+is "journal is mode 0600" "$(stat -c %a "$JNL")" 600
+check "journal records HWP_REQUEST of CPU1 with its original bytes" \
+	grep -q "^msr cpu=1 reg=0x774 val=$(printf '%#018x' "$REQ") path=$MSR/1/msr crc=" "$JNL"
+check "journal records a sysfs file with its exact text (\"0\\n\" = 300a)" \
+	grep -q "^file cpu=[0-9]* len=2 text=300a path=$SYS/devices/system/cpu/cpu" "$JNL"
+kill -9 "$GOV_PID"
+gov_wait
+check "after kill -9 the stand-ins are still changed" changed
+check "the journal outlives the dead instance" test -s "$JNL"
+"$GOV" restore >"$T_TMP/out" 2>&1
+is "restore exits 0" "$?" 0
+check "restore says how many it put back" grep -q "restored [0-9]* of [0-9]* register(s)/file(s) from the journal of pid" "$T_TMP/out"
+check "exact original MSR and sysfs bytes are back after restore" same_as_orig
+check "restore removed the journal" test ! -e "$JNL"
+check "restore removed the stale pins" test ! -e "$PIN/cpu_state"
+"$GOV" restore >"$T_TMP/out" 2>&1
+rc=$?
+check "a second restore: nothing to restore, exit 0 (rc $rc)" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'nothing to restore: no journal in $RUN' '$T_TMP/out'"
+
+# 2. kill -9, then a new `start` finds the stale journal and restores first.
+seed
+check "start comes up (stale journal case)" gov_start "${START[@]}"
+load 3
+check "knobs change under load" wait_for 4 changed
+sleep 0.3
+kill -9 "$GOV_PID"
+gov_wait
+check "changed after kill -9" changed
+# The new instance writes nothing itself (--no-floor --no-idle), so the
+# stand-ins show what its journal restore did while it runs.
+check "a second start comes up over the stale journal" gov_start "${START[@]}" --no-floor --no-idle --duration 3
+n=$(grep -c "left changed by a dead instance" "$GOV_LOG")
+is "it says so in one line" "$n" 1
+check "exact original bytes are back while the new start runs" same_as_orig
+gov_wait
+is "the new start exits 0" "$GOV_RC" 0
+check "no journal left behind" test ! -e "$JNL"
+check "still the original bytes after it stopped" same_as_orig
+
+# 3. Simulated actuator write failure: a knob made read-only mid-run.
+seed
+check "start comes up (write failure case)" gov_start "${START[@]}" --no-floor
+load 4
+f=
+for i in $(seq 1 60); do
+	f=$(diff -rq "$SYS" "$T_TMP/orig/sys" 2>/dev/null | awk '/^Files/{print $2; exit}')
+	[ -n "$f" ] && break
+	sleep 0.1
+done
+check "an idle knob was changed ($f)" test -n "$f"
+[ -n "$f" ] && chmod 0444 "$f"
+sleep 1.5
+wait "${BG_PIDS[@]}" 2>/dev/null
+"$GOV" stop >/dev/null 2>&1
+gov_wait
+is "start exits 1 when it cannot restore a knob" "$GOV_RC" 1
+check "it names the failure and keeps the journal" \
+	bash -c "grep -q 'cannot restore' '$GOV_LOG' && grep -q \"'govloader restore' retries\" '$GOV_LOG' && test -s '$JNL'"
+"$GOV" restore >"$T_TMP/out" 2>&1
+rc=$?
+check "restore fails while the knob stays read-only (rc $rc), journal kept" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'read-only' '$T_TMP/out' && test -s '$JNL'"
+[ -n "$f" ] && chmod 0644 "$f"
+"$GOV" restore >/dev/null 2>&1
+is "restore succeeds once the knob is writable again" "$?" 0
+check "exact original bytes are back" same_as_orig
+check "journal gone" test ! -e "$JNL"
+
+# 4. A torn last record (crash during the append) is ignored; a corrupt
+# record is reported and the journal kept as journal.bad.
+seed
+mkdir -p "$RUN"
+v=$(printf '%#018x' $(( REQ | 0x20 )))
+line="msr cpu=0 reg=0x774 val=$(printf '%#018x' "$REQ") path=$MSR/0/msr"
+crc() { printf '%s' "$1" | gzip -c | tail -c 8 | od -An -t x4 -N 4 | tr -d ' \n'; }
+hdr="bpfgov-journal 1 pid=4242"
+printf '%s crc=%s\n%s crc=%s\nmsr cpu=1 reg=0x774 val=0x00' "$hdr" "$(crc "$hdr")" "$line" "$(crc "$line")" >"$JNL"
+chmod 0600 "$JNL"
+msr_file_write "$MSR/0/msr" $((0x774)) $(( REQ | 0x20 ))
+"$GOV" restore >"$T_TMP/out" 2>&1
+is "restore of a journal with a torn last line exits 0" "$?" 0
+check "the whole record is restored, the torn one ignored" same_as_orig
+printf '%s crc=%s\n%s crc=00000000\n' "$hdr" "$(crc "$hdr")" "$line" >"$JNL"
+chmod 0600 "$JNL"
+"$GOV" restore >"$T_TMP/out" 2>&1
+rc=$?
+check "a corrupt record: exit 1, reported, kept as journal.bad (rc $rc)" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'corrupt record' '$T_TMP/out' && test -e '$JNL.bad' && test ! -e '$JNL'"
+rm -f "$JNL.bad"
+
+# 5. restore while bpfgov runs is refused; the instance keeps running.
+seed
+check "start comes up (restore while running)" gov_start "${START[@]}" --duration 6
+"$GOV" restore >"$T_TMP/out" 2>&1
+rc=$?
+check "restore refused while running (rc $rc)" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'bpfgov is running (pid $GOV_PID)' '$T_TMP/out'"
+check "the instance keeps running" kill -0 "$GOV_PID"
+
+# 6. Hardening: modes of the run directory, lock, status, pins.
+is "run directory is 0700" "$(stat -c %a "$RUN")" 700
+is "lock is 0600" "$(stat -c %a "$RUN/lock")" 600
+check "status file is 0600 (when published)" bash -c "[ ! -e '$RUN/status.json' ] || [ \$(stat -c %a '$RUN/status.json') = 600 ]"
+is "config origins file is 0600" "$(stat -c %a "$RUN/config")" 600
+modes=$(stat -c %a "$PIN"/* | sort -u | tr '\n' ' ')
+is "pinned maps are 0600" "$modes" "600 "
+is "pin root is 0700" "$(stat -c %a "$PIN")" 700
+"$GOV" stop >/dev/null 2>&1
+gov_wait
+check "original bytes after stop" same_as_orig
+
+# 7. A planted symlink in the run directory is not followed.
+chmod 0755 "$RUN"
+echo "do not touch" >"$T_TMP/victim"
+ln -s "$T_TMP/victim" "$JNL"
+"$GOV" start "${START[@]}" --duration 1 >"$T_TMP/out" 2>&1
+rc=$?
+check "start refuses a journal that is a symlink (rc $rc)" [ "$rc" -eq 1 ]
+is "the symlink's target is untouched" "$(cat "$T_TMP/victim")" "do not touch"
+is "the run directory is forced back to 0700" "$(stat -c %a "$RUN")" 700
+check "nothing was written" same_as_orig
+rm -f "$JNL"
+rm -rf "$T_TMP/rd" && ln -s "$T_TMP/victimdir" "$T_TMP/rd" && mkdir -p "$T_TMP/victimdir"
+BPFGOV_RUN_DIR=$T_TMP/rd "$GOV" start "${START[@]}" --duration 1 >"$T_TMP/out" 2>&1
+rc=$?
+check "a run directory that is a symlink is refused (rc $rc)" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'not a directory owned by' '$T_TMP/out' && [ -z \"\$(ls -A '$T_TMP/victimdir')\" ]"
+
+# 8. Non-root: one line naming the capabilities, nothing changed.
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+	for cmd in "start --duration 1" "stop" "set headroom_pct=150" "restore"; do
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$GOV" $cmd >/dev/null 2>"$T_TMP/err"
+		rc=$?
+		check "non-root '${cmd%% *}': one line, needs root (CAP_BPF, CAP_SYS_ADMIN), rc $rc" \
+			bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$T_TMP/err') -eq 1 ] && grep -q '${cmd%% *} needs root (CAP_BPF, CAP_SYS_ADMIN)' '$T_TMP/err'"
+	done
+	check "nothing changed by non-root commands" same_as_orig
+fi
+t_done

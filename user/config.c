@@ -1,0 +1,809 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Configuration: start's command line, /etc/bpfgov.conf, the built-in
+ * profiles, where each value came from, and `govloader set`.
+ *
+ * Every key and value goes through the tunables table (tunable_set_kv), so
+ * the file, --set and `govloader set` accept exactly the same things and
+ * fail with the same reasons. Parsing never touches anything but its
+ * output, which is what the fuzz harnesses rely on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "bpfgov.h"
+#include "bpfgov_tunables.h"
+#include "common.h"
+#include "config.h"
+#include "log.h"
+#include "tunables.h"
+
+/* ------------------------------------------------------ start's options */
+
+void start_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: govloader start [OPTIONS]\n"
+"Load bpfgov, apply its floor and idle decisions, print a summary every second.\n"
+"Stops on SIGINT/SIGTERM, 'govloader stop' or --duration, restoring every knob.\n\n"
+"  --mode auto|trace|scx   scx where the kernel has sched_ext, else trace (auto)\n"
+"  --dry-run               write nothing; log what would be written\n"
+"  --duration S            stop after S seconds\n"
+"  --pin-root DIR          where maps are pinned (%s)\n"
+"  --msr-root DIR          MSR devices <DIR>/<cpu>/msr (%s); regular files\n"
+"                          are stand-ins with MSR X at offset 8*X\n"
+"  --sysfs-root DIR        sysfs for cpufreq/cpuidle/PM QoS knobs (%s)\n"
+"  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
+"  --no-floor, --no-idle   do not apply floors / idle picks\n"
+"  --config FILE           key = value tunables (%s when it exists)\n"
+"  --profile NAME          powersave|balanced|performance (%s)\n"
+"  --set KEY=VALUE         set a tunable (repeatable); beats profile and file\n"
+"  --btf FILE              kernel BTF for CO-RE (/sys/kernel/btf/vmlinux)\n"
+"  --report FILE           write the final actuation report (JSON) at exit\n"
+"  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
+"  --restart               scx mode: reload after the kernel ejects the scheduler\n"
+"  -v, -q                  more / less output\n",
+		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT,
+		DEFAULT_CONFIG_FILE, DEFAULT_PROFILE);
+}
+
+enum {
+	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
+	OPT_NOFLOOR, OPT_NOIDLE, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
+	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE,
+};
+
+int start_parse_args(int argc, char **argv, struct start_opts *o)
+{
+	static const struct option lo[] = {
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "duration", required_argument, NULL, OPT_DUR },
+		{ "pin-root", required_argument, NULL, OPT_PIN },
+		{ "msr-root", required_argument, NULL, OPT_MSR },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
+		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "scx-partial", no_argument, NULL, OPT_PARTIAL },
+		{ "restart", no_argument, NULL, OPT_RESTART },
+		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->pin_root = DEFAULT_PIN_ROOT;
+	o->msr_root = DEFAULT_MSR_ROOT;
+	o->sysfs_root = DEFAULT_SYSFS_ROOT;
+	opterr = 0;
+	optind = 0;	/* full re-initialisation of getopt (glibc) */
+	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case OPT_MODE:
+			if (!strcmp(optarg, "auto"))
+				o->mode = BPFGOV_MODE_NONE;
+			else if (!strcmp(optarg, "trace"))
+				o->mode = BPFGOV_MODE_TRACE;
+			else if (!strcmp(optarg, "scx"))
+				o->mode = BPFGOV_MODE_SCX;
+			else {
+				pr_warn("start: --mode '%s': expected auto, trace or scx\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_DRY: o->dry_run = true; break;
+		case OPT_DUR:
+			if (parse_seconds(optarg, &o->duration)) {
+				pr_warn("start: --duration '%s': expected seconds > 0\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_PIN: o->pin_root = optarg; break;
+		case OPT_MSR: o->msr_root = optarg; break;
+		case OPT_SYSFS: o->sysfs_root = optarg; break;
+		case OPT_BACKEND:
+			if (act_backend_parse(optarg, &o->backend)) {
+				pr_warn("start: --backend '%s': expected auto, intel-hwp, amd-cppc, cpufreq or none\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_NOFLOOR: o->no_floor = true; break;
+		case OPT_NOIDLE: o->no_idle = true; break;
+		case OPT_SET:
+			if (o->nr_sets == CONFIG_MAX_ITEMS) {
+				pr_warn("start: more than %d --set options\n", CONFIG_MAX_ITEMS);
+				return -EINVAL;
+			}
+			o->sets[o->nr_sets++] = optarg;
+			break;
+		case OPT_CONFIG:
+			if (!*optarg) {
+				pr_warn("start: --config needs a file name\n");
+				return -EINVAL;
+			}
+			o->config_path = optarg;
+			break;
+		case OPT_PROFILE:
+			if (!cfg_profile_find(optarg)) {
+				pr_warn("start: --profile '%.64s': expected powersave, balanced or performance\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->profile = optarg;
+			break;
+		case OPT_BTF: o->btf_path = optarg; break;
+		case OPT_REPORT: o->report_path = optarg; break;
+		case OPT_PARTIAL: o->scx_partial = true; break;
+		case OPT_RESTART: o->restart = true; break;
+		case OPT_TEST_ERR:
+			if (parse_seconds(optarg, &o->test_scx_error_after)) {
+				pr_warn("start: --test-scx-error-after '%s': expected seconds > 0\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v': log_level = LOG_DEBUG; break;
+		case 'q': log_level = LOG_WARN; break;
+		case 'h': start_usage(stdout); return 1;
+		case ':':
+			pr_warn("start: option '%s' needs a value (try 'govloader start --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			pr_warn("start: unknown option '%s' (try 'govloader start --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		pr_warn("start: unexpected argument '%s' (try 'govloader start --help')\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ origins */
+
+static const char *const origin_names[ORIGIN_NR] = {
+	[ORIGIN_DEFAULT] = "default",
+	[ORIGIN_MACHINE] = "machine",
+	[ORIGIN_PROFILE] = "profile",
+	[ORIGIN_FILE] = "file",
+	[ORIGIN_SET] = "set",
+};
+
+const char *cfg_origin_name(enum cfg_origin o)
+{
+	return (unsigned int)o < ORIGIN_NR ? origin_names[o] : "default";
+}
+
+int cfg_origin_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < ORIGIN_NR; i++)
+		if (!strcmp(s, origin_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+/* Copy with truncation. */
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static int tunable_index(const char *key)
+{
+	const struct tunable_info *t = tunable_find(key);
+
+	return t ? (int)(t - tunable_table) : -1;
+}
+
+/* The key of a "key=value" that tunable_set_kv accepted. */
+static int kv_index(const char *kv)
+{
+	char key[64];
+	const char *eq = strchr(kv, '=');
+	size_t n = eq ? (size_t)(eq - kv) : 0;
+
+	if (!n || n >= sizeof(key))
+		return -1;
+	memcpy(key, kv, n);
+	key[n] = '\0';
+	return tunable_index(key);
+}
+
+/* Set @kv into @gc and record @origin. */
+static int gc_set(struct gov_config *gc, const char *kv, enum cfg_origin origin,
+		  char *msg, size_t len)
+{
+	int err = tunable_set_kv(&gc->cfg, kv, msg, len), i;
+
+	if (err)
+		return err;
+	i = kv_index(kv);
+	if (i >= 0 && i < CFG_MAX_TUNABLES)
+		gc->origin[i] = origin;
+	return 0;
+}
+
+/* --------------------------------------------------------- profiles */
+
+/*
+ * Coherent sets. Floor: headroom, gap memory (hold and how much it keeps),
+ * rate limit. Idle aggressiveness: payback_pct (lower: deeper states
+ * sooner) and poll_max_us (lower: polling vetoed sooner). balanced names
+ * the defaults, so `status` shows which keys a profile governs. EPP is not
+ * written by any backend (bpfgov owns only the min field), so no profile
+ * sets it.
+ */
+static const char *const prof_powersave[] = {
+	"headroom_pct=110", "gap_hold_us=500", "gap_keep_permille=750", "hold_ms=15",
+	"rate_limit_us=4000", "payback_pct=100", "poll_max_us=50", NULL,
+};
+static const char *const prof_balanced[] = {
+	"headroom_pct=125", "gap_hold_us=1000", "gap_keep_permille=875", "hold_ms=30",
+	"rate_limit_us=2000", "payback_pct=200", "poll_max_us=200", NULL,
+};
+static const char *const prof_performance[] = {
+	"headroom_pct=160", "gap_hold_us=3000", "gap_keep_permille=1000", "hold_ms=100",
+	"rate_limit_us=1000", "payback_pct=400", "poll_max_us=1000", NULL,
+};
+
+const struct cfg_profile cfg_profiles[] = {
+	{ "powersave", "low floors, short gap memory, deep idle sooner", prof_powersave },
+	{ "balanced", "the defaults", prof_balanced },
+	{ "performance", "high floors, long gap memory, shallow idle and more polling",
+	  prof_performance },
+	{ NULL, NULL, NULL },
+};
+
+const struct cfg_profile *cfg_profile_find(const char *name)
+{
+	const struct cfg_profile *p;
+
+	for (p = cfg_profiles; name && p->name; p++)
+		if (!strcmp(p->name, name))
+			return p;
+	return NULL;
+}
+
+int cfg_profile_apply(struct gov_config *gc, const char *name, char *msg, size_t len)
+{
+	const struct cfg_profile *p = cfg_profile_find(name);
+	int i, err;
+
+	if (!p) {
+		snprintf(msg, len, "'%.64s': unknown profile (powersave, balanced, performance)",
+			 name ? name : "");
+		return -ENOENT;
+	}
+	for (i = 0; p->kv[i]; i++) {
+		err = gc_set(gc, p->kv[i], ORIGIN_PROFILE, msg, len);
+		if (err)
+			return err;
+	}
+	snprintf(gc->profile, sizeof(gc->profile), "%s", p->name);
+	return 0;
+}
+
+/* ------------------------------------------------------ config file */
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static bool key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.';
+}
+
+static bool value_char(char c)
+{
+	return c > ' ' && c < 0x7f && c != '=';
+}
+
+/* Trim [*s, *e) of blanks. */
+static void trim(const char **s, const char **e)
+{
+	while (*s < *e && is_space(**s))
+		(*s)++;
+	while (*e > *s && is_space((*e)[-1]))
+		(*e)--;
+}
+
+static int parse_line(const char *p, size_t n, const char *name, int line,
+		      struct cfg_file *out, struct bpfgov_config *scratch,
+		      char *msg, size_t msglen)
+{
+	const char *ks, *ke, *vs, *ve, *eq, *hash;
+	char kv[CONFIG_MAX_LINE], why[CONFIG_MAX_LINE + 64];
+	size_t kl, vl;
+	int i, err;
+
+	if (memchr(p, '\0', n)) {
+		snprintf(msg, msglen, "%s:%d: not a text line (NUL byte)", name, line);
+		return -EINVAL;
+	}
+	if (n >= CONFIG_MAX_LINE) {
+		snprintf(msg, msglen, "%s:%d: line longer than %d bytes", name, line,
+			 CONFIG_MAX_LINE - 1);
+		return -EINVAL;
+	}
+	hash = memchr(p, '#', n);
+	ks = p;
+	ke = hash ? hash : p + n;
+	trim(&ks, &ke);
+	if (ks == ke)
+		return 0;	/* blank or comment */
+	eq = memchr(ks, '=', ke - ks);
+	if (!eq) {
+		snprintf(msg, msglen, "%s:%d: expected 'key = value'", name, line);
+		return -EINVAL;
+	}
+	vs = eq + 1;
+	ve = ke;
+	ke = eq;
+	trim(&ks, &ke);
+	trim(&vs, &ve);
+	kl = ke - ks;
+	vl = ve - vs;
+	if (!kl) {
+		snprintf(msg, msglen, "%s:%d: missing key before '='", name, line);
+		return -EINVAL;
+	}
+	for (i = 0; i < (int)kl; i++) {
+		if (!key_char(ks[i])) {
+			snprintf(msg, msglen, "%s:%d: invalid character in key (0x%02x)", name,
+				 line, (unsigned char)ks[i]);
+			return -EINVAL;
+		}
+	}
+	if (!vl) {
+		snprintf(msg, msglen, "%s:%d: %.*s: missing value", name, line, (int)kl, ks);
+		return -EINVAL;
+	}
+	for (i = 0; i < (int)vl; i++) {
+		if (!value_char(vs[i])) {
+			snprintf(msg, msglen, "%s:%d: %.*s: invalid character in value (0x%02x)",
+				 name, line, (int)kl, ks, (unsigned char)vs[i]);
+			return -EINVAL;
+		}
+	}
+	if (kl == 7 && !memcmp(ks, "profile", 7)) {
+		char pname[CONFIG_PROFILE_LEN];
+
+		if (out->profile_line) {
+			snprintf(msg, msglen, "%s:%d: duplicate key 'profile' (first set on line %d)",
+				 name, line, out->profile_line);
+			return -EINVAL;
+		}
+		pname[0] = '\0';
+		if (vl < sizeof(pname)) {
+			memcpy(pname, vs, vl);
+			pname[vl] = '\0';
+		}
+		if (!cfg_profile_find(pname)) {
+			snprintf(msg, msglen, "%s:%d: profile '%.*s': expected powersave, balanced or performance",
+				 name, line, (int)(vl > 64 ? 64 : vl), vs);
+			return -ENOENT;
+		}
+		memcpy(out->profile, pname, vl + 1);
+		out->profile_line = line;
+		return 0;
+	}
+	snprintf(kv, sizeof(kv), "%.*s=%.*s", (int)kl, ks, (int)vl, vs);
+	err = tunable_set_kv(scratch, kv, why, sizeof(why));
+	if (err) {
+		snprintf(msg, msglen, "%s:%d: %s", name, line, why);
+		return err;
+	}
+	for (i = 0; i < out->nr; i++) {
+		if (kv_index(out->items[i].kv) == kv_index(kv)) {
+			snprintf(msg, msglen, "%s:%d: duplicate key '%.*s' (first set on line %d)",
+				 name, line, (int)kl, ks, out->items[i].line);
+			return -EINVAL;
+		}
+	}
+	if (out->nr == CONFIG_MAX_ITEMS) {
+		snprintf(msg, msglen, "%s:%d: more than %d settings", name, line, CONFIG_MAX_ITEMS);
+		return -E2BIG;
+	}
+	copy_str(out->items[out->nr].kv, sizeof(out->items[0].kv), kv);
+	out->items[out->nr].line = line;
+	out->nr++;
+	return 0;
+}
+
+int cfg_parse(const char *buf, size_t len, const char *name, struct cfg_file *out,
+	      char *msg, size_t msglen)
+{
+	struct bpfgov_config scratch;
+	size_t off = 0;
+	int line = 0, err;
+
+	memset(out, 0, sizeof(*out));
+	if (len > CONFIG_MAX_SIZE) {
+		snprintf(msg, msglen, "%s: larger than %d bytes", name, CONFIG_MAX_SIZE);
+		return -E2BIG;
+	}
+	bpfgov_config_defaults(&scratch);
+	while (off < len) {
+		const char *p = buf + off, *nl = memchr(p, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - p) : len - off;
+
+		line++;
+		err = parse_line(p, n, name, line, out, &scratch, msg, msglen);
+		if (err)
+			return err;
+		off += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+int cfg_load_file(const char *path, bool optional, struct cfg_file *out,
+		  char *msg, size_t msglen)
+{
+	struct stat st;
+	char *buf = NULL;
+	ssize_t n;
+	size_t off = 0;
+	int fd, err;
+
+	memset(out, 0, sizeof(*out));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENOENT && optional)
+			return err;
+		if (err == -ELOOP)
+			snprintf(msg, msglen, "%s: is a symbolic link; give the real path", path);
+		else
+			snprintf(msg, msglen, "%s: cannot open: %s", path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		snprintf(msg, msglen, "%s: cannot stat: %s", path, strerror(-err));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		snprintf(msg, msglen, "%s: not a regular file", path);
+		goto out;
+	}
+	if (geteuid() == 0 && (st.st_uid != 0 || (st.st_mode & 022))) {
+		err = -EPERM;
+		snprintf(msg, msglen, "%s: must be owned by root and not writable by group or others (mode %04o, uid %u)",
+			 path, (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid);
+		goto out;
+	}
+	if (st.st_size > CONFIG_MAX_SIZE) {
+		err = -E2BIG;
+		snprintf(msg, msglen, "%s: larger than %d bytes", path, CONFIG_MAX_SIZE);
+		goto out;
+	}
+	buf = malloc(CONFIG_MAX_SIZE + 1);
+	if (!buf) {
+		err = -ENOMEM;
+		snprintf(msg, msglen, "%s: out of memory", path);
+		goto out;
+	}
+	while ((n = read(fd, buf + off, CONFIG_MAX_SIZE + 1 - off)) > 0) {
+		off += n;
+		if (off > CONFIG_MAX_SIZE)
+			break;
+	}
+	if (n < 0) {
+		err = -errno;
+		snprintf(msg, msglen, "%s: cannot read: %s", path, strerror(-err));
+		goto out;
+	}
+	err = cfg_parse(buf, off, path, out, msg, msglen);
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+/* --------------------------------------------------------------- build */
+
+int cfg_build(struct gov_config *gc, const struct start_opts *o,
+	      const struct bpfgov_config *base, char *msg, size_t msglen)
+{
+	struct bpfgov_config def;
+	struct cfg_file *file;
+	char why[CONFIG_MAX_LINE + 128];
+	const char *path = o->config_path ? o->config_path : DEFAULT_CONFIG_FILE;
+	const char *prof;
+	size_t i;
+	int err;
+
+	memset(gc, 0, sizeof(*gc));
+	bpfgov_config_defaults(&def);
+	gc->cfg = base ? *base : def;
+	for (i = 0; i < tunable_count && i < CFG_MAX_TUNABLES; i++)
+		if (tunable_get(&gc->cfg, &tunable_table[i]) != tunable_get(&def, &tunable_table[i]))
+			gc->origin[i] = ORIGIN_MACHINE;
+
+	file = calloc(1, sizeof(*file));
+	if (!file) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	err = cfg_load_file(path, !o->config_path, file, msg, msglen);
+	if (err == -ENOENT && !o->config_path)
+		err = 0;	/* no /etc/bpfgov.conf: fine */
+	else if (!err)
+		snprintf(gc->file, sizeof(gc->file), "%s", path);
+	if (err)
+		goto out;
+
+	prof = o->profile ? o->profile : file->profile[0] ? file->profile : DEFAULT_PROFILE;
+	err = cfg_profile_apply(gc, prof, why, sizeof(why));
+	if (err) {
+		snprintf(msg, msglen, "--profile %s", why);
+		goto out;
+	}
+	for (i = 0; i < (size_t)file->nr; i++) {
+		err = gc_set(gc, file->items[i].kv, ORIGIN_FILE, why, sizeof(why));
+		if (err) {
+			snprintf(msg, msglen, "%s:%d: %s", path, file->items[i].line, why);
+			goto out;
+		}
+	}
+	for (i = 0; i < (size_t)o->nr_sets; i++) {
+		err = gc_set(gc, o->sets[i], ORIGIN_SET, why, sizeof(why));
+		if (err) {
+			snprintf(msg, msglen, "--set %s", why);
+			goto out;
+		}
+	}
+	err = tunable_check(&gc->cfg, why, sizeof(why));
+	if (err)
+		snprintf(msg, msglen, "%s", why);
+out:
+	free(file);
+	return err;
+}
+
+/* ------------------------------------------------------- origins file */
+
+int cfg_origins_write(const char *dir, const struct gov_config *gc)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	size_t i;
+	FILE *f;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	fprintf(f, "# bpfgov: where each tunable's value came from (govloader start/set)\n");
+	fprintf(f, "profile %s\n", gc->profile[0] ? gc->profile : "-");
+	fprintf(f, "file %s\n", gc->file[0] ? gc->file : "-");
+	for (i = 0; i < tunable_count && i < CFG_MAX_TUNABLES; i++)
+		fprintf(f, "origin %s %s\n", tunable_table[i].name,
+			cfg_origin_name(gc->origin[i]));
+	if (fflush(f) || fsync(fileno(f)))
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int cfg_origins_read(const char *dir, struct gov_config *gc)
+{
+	char path[PATH_MAX], line[4200], *nl;
+	FILE *f;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(line, "profile ", 8)) {
+			copy_str(gc->profile, sizeof(gc->profile),
+				 strcmp(line + 8, "-") ? line + 8 : "");
+		} else if (!strncmp(line, "file ", 5)) {
+			copy_str(gc->file, sizeof(gc->file),
+				 strcmp(line + 5, "-") ? line + 5 : "");
+		} else if (!strncmp(line, "origin ", 7)) {
+			char *key = line + 7, *sp = strchr(key, ' ');
+			int i, o;
+
+			if (!sp)
+				continue;
+			*sp = '\0';
+			i = tunable_index(key);
+			o = cfg_origin_parse(sp + 1);
+			if (i >= 0 && i < CFG_MAX_TUNABLES && o >= 0)
+				gc->origin[i] = o;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+void cfg_origins_remove(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE);
+	unlink(path);
+}
+
+/* ----------------------------------------------------------------- set */
+
+static const char set_usage[] =
+"Usage: govloader set KEY=VALUE [KEY=VALUE ...] [--pin-root DIR]\n"
+"Change tunables of the running instance through its pinned 'tunables'\n"
+"map; the BPF programs use them at their next event. Every pair is\n"
+"validated first (same ranges as --set); on any error nothing changes.\n"
+"'govloader status' shows the new values with origin 'set'. nr_states\n"
+"describes the machine and cannot be set at run time.\n"
+"Exit: 0 ok, 1 error, 2 bad input, 3 not running.\n";
+
+int do_set(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "pin-root", required_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *pin_root = DEFAULT_PIN_ROOT;
+	struct bpfgov_config scratch, old;
+	struct gov_config gc = {};
+	char msg[512];
+	__u32 zero = 0;
+	int c, i, n, fd = -1, dfd = -1, ret = 1, err;
+	size_t k;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p': pin_root = optarg; break;
+		case 'v': log_level = LOG_DEBUG; break;
+		case 'q': log_level = LOG_WARN; break;
+		case 'h': fputs(set_usage, stdout); return 0;
+		case ':':
+			pr_warn("set: option '%s' needs a value (try 'govloader set --help')\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			pr_warn("set: unknown option '%s' (try 'govloader set --help')\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	n = argc - optind;
+	if (n <= 0) {
+		pr_warn("set: expected KEY=VALUE (try 'govloader set --help')\n");
+		return EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		pr_warn("set needs root (CAP_BPF, CAP_SYS_ADMIN)\n");
+		return 1;
+	}
+	/* Validate everything before looking at the running instance. */
+	bpfgov_config_defaults(&scratch);
+	for (i = optind; i < argc; i++) {
+		if (!strncmp(argv[i], "nr_states=", 10)) {
+			pr_warn("set: nr_states describes the machine's idle states and cannot be changed at run time\n");
+			return EXIT_USAGE;
+		}
+		if (tunable_set_kv(&scratch, argv[i], msg, sizeof(msg))) {
+			pr_warn("set: %s\n", msg);
+			return EXIT_USAGE;
+		}
+	}
+	if (!gov_lock_owner()) {
+		pr_warn("bpfgov is not running; use 'govloader start --set %s'\n", argv[optind]);
+		return EXIT_NOT_RUNNING;
+	}
+	/* One `set` at a time: the origins file is read-modify-written. */
+	dfd = open(gov_run_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0 || flock(dfd, LOCK_EX)) {
+		pr_warn("set: cannot lock %s: %s\n", gov_run_dir(), strerror(errno));
+		goto out;
+	}
+	fd = pins_open_map(pin_root, "tunables");
+	if (fd < 0) {
+		pr_warn("set: cannot open %s/tunables: %s\n", pin_root, strerror(-fd));
+		goto out;
+	}
+	if (bpf_map_lookup_elem(fd, &zero, &gc.cfg)) {
+		pr_warn("set: cannot read %s/tunables: %s\n", pin_root, strerror(errno));
+		goto out;
+	}
+	old = gc.cfg;
+	err = cfg_origins_read(gov_run_dir(), &gc);
+	if (err)
+		pr_debug("set: no origins file (%s); starting a new one\n", strerror(-err));
+	for (i = optind; i < argc; i++) {
+		if (gc_set(&gc, argv[i], ORIGIN_SET, msg, sizeof(msg))) {
+			pr_warn("set: %s\n", msg);	/* validated above: not reached */
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (tunable_check(&gc.cfg, msg, sizeof(msg))) {
+		pr_warn("set: %s\n", msg);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (bpf_map_update_elem(fd, &zero, &gc.cfg, BPF_EXIST)) {
+		pr_warn("set: cannot write %s/tunables: %s\n", pin_root, strerror(errno));
+		goto out;
+	}
+	for (k = 0; k < tunable_count; k++) {
+		__u32 a = tunable_get(&old, &tunable_table[k]);
+		__u32 b = tunable_get(&gc.cfg, &tunable_table[k]);
+
+		if (a != b)
+			pr_info("%s: %u -> %u\n", tunable_table[k].name, a, b);
+	}
+	err = cfg_origins_write(gov_run_dir(), &gc);
+	if (err)
+		pr_warn("set: applied, but cannot record origins in %s: %s\n", gov_run_dir(),
+			strerror(-err));
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);	/* drops the flock */
+	return ret;
+}
