@@ -51,7 +51,7 @@ TEST_OBJS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS))
 WORK_SRCS  := $(wildcard tests/workloads/*.c)
 WORK_BINS  := $(patsubst tests/workloads/%.c,$(BUILD)/%,$(WORK_SRCS))
 
-.PHONY: all deps run check check-unit check-integration bench clean help
+.PHONY: all deps run check check-unit check-integration check-fuzz bench clean help
 # Generated skeletons and test objects are not throw-away intermediates.
 .SECONDARY: $(SKELS) $(TEST_OBJS)
 
@@ -121,6 +121,9 @@ check-unit: all
 check-integration: all
 	$(Q)bash tests/run-all.sh integration
 
+check-fuzz: all
+	$(Q)bash tests/fuzz/run.sh
+
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)bash tests/bench/run.sh
@@ -129,4 +132,5 @@ clean:
 	$(Q)rm -rf $(BUILD) govloader
 
 -include tests/vm/vm.mk
+-include $(wildcard mk/*.mk)
 -include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/tests/*.d)

@@ -7,10 +7,10 @@
  * an idle CPU the task goes straight to the CPU's local DSQ (per-CPU
  * dispatch first).  Everything else goes to one shared DSQ ordered by
  * vtime, which every CPU drains in dispatch().  A task's vtime advances by
- * its used slice scaled by 100/weight, and a task that slept is never
- * further behind than one slice of the global vtime clock, so sleepers get
- * a bounded head start and nothing starves behind them: the watchdog sees
- * every runnable task run within a few slices.  When the shared queue holds
+ * the time it actually ran, scaled by 100/weight, and a task that slept is
+ * never further behind than one slice of the global vtime clock, so
+ * sleepers get a bounded head start and nothing starves behind them: the
+ * watchdog sees every runnable task run within a few slices.  When the shared queue holds
  * more than one task per CPU the slice shrinks, so latency stays bounded
  * under overload.
  *
@@ -64,11 +64,8 @@ extern s32 scx_bpf_dsq_nr_queued(u64 dsq_id) __ksym __weak;
 extern s32 scx_bpf_pick_idle_cpu(const struct cpumask *cpus_allowed, u64 flags) __ksym __weak;
 extern void scx_bpf_kick_cpu(s32 cpu, u64 flags) __ksym __weak;
 extern void scx_bpf_cpuperf_set(s32 cpu, u32 perf) __ksym __weak;
-extern u32 scx_bpf_cpuperf_cur(s32 cpu) __ksym __weak;
-extern u32 scx_bpf_nr_cpu_ids(void) __ksym __weak;
+extern s32 scx_bpf_task_cpu(const struct task_struct *p) __ksym __weak;
 extern void scx_bpf_error_bstr(char *fmt, unsigned long long *data, u32 data__sz) __ksym __weak;
-extern void scx_bpf_exit_bstr(s64 exit_code, char *fmt, unsigned long long *data,
-			      u32 data__sz) __ksym __weak;
 
 #define SHARED_DSQ	0
 #define SLICE_NS	(5ULL * 1000 * 1000)	/* default slice */
@@ -94,13 +91,33 @@ __u64 scx_nr_perf_sets;		/* scx_bpf_cpuperf_set calls */
 
 static u64 vtime_now;
 
-/* Last perf value this CPU asked for (index = CPU). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} scx_last_perf SEC(".maps");
+/* Bench/test only, set before load: schedule without running the
+ * governor (measures what the scheduling policy alone costs). */
+const volatile bool scx_sched_only;
+
+/* When the task now running on each CPU started (bpf_ktime_get_ns):
+ * stopping() charges the time actually run.  The slice handed out varies
+ * (and the kernel may refill it), so "slice given - slice left" would
+ * overcharge short runs and starve tasks that sleep often. */
+__u64 scx_run_start[BPFGOV_MAX_CPUS];
+
+/* Last perf value asked for, per CPU, plus one (0: never set).  Written
+ * only under that CPU's rq lock, so plain stores are enough. */
+__u32 scx_last_perf[BPFGOV_MAX_CPUS];
+
+/*
+ * @cpu as an index the verifier can bound.  clang drops a mask it can
+ * prove redundant after an earlier range check and re-derives the index in
+ * a way the verifier cannot follow, so hide the value from clang first
+ * (BPFGOV_MAX_CPUS is a power of two).
+ */
+static __always_inline __u32 cpu_slot(s32 cpu)
+{
+	__u32 idx = (__u32)cpu;
+
+	asm volatile("" : "+r"(idx));
+	return idx & (BPFGOV_MAX_CPUS - 1);
+}
 
 /*
  * The policy core, once per event kind, as global (non-inlined) functions:
@@ -193,26 +210,38 @@ static __always_inline void stamp_wake(s32 cpu)
 static __always_inline void perf_follow(s32 cpu)
 {
 	struct bpfgov_cpu_state *s;
-	__u32 zero = 0, *last, perf;
+	__u32 perf, idx;
 
-	if (!bpf_ksym_exists(scx_bpf_cpuperf_set))
+	if (scx_sched_only || !bpf_ksym_exists(scx_bpf_cpuperf_set) || cpu < 0 || cpu >= BPFGOV_MAX_CPUS)
 		return;
 	s = gov_cpu((__u32)cpu);
 	if (!s)
 		return;
-	last = bpf_map_lookup_elem(&scx_last_perf, &zero);
-	if (!last)
-		return;
 	perf = s->floor;
 	if (perf > BPFGOV_SCALE)
 		perf = BPFGOV_SCALE;
-	/* The core already applied the deadband to s->floor; this check only
-	 * drops repeats (e.g. a tick that re-evaluated to the same value). */
-	if (*last == perf + 1)
+	/* The core already applied the deadband and rate limit to s->floor;
+	 * this only drops repeats (a tick re-evaluating to the same value). */
+	idx = cpu_slot(cpu);
+	if (scx_last_perf[idx] == perf + 1)
 		return;
-	*last = perf + 1;
+	scx_last_perf[idx] = perf + 1;
 	scx_bpf_cpuperf_set(cpu, perf);
 	__sync_fetch_and_add(&scx_nr_perf_sets, 1);
+}
+
+/*
+ * The CPU whose rq lock a task hook holds: the task's CPU.  running() and
+ * stopping() also run on other CPUs (a remote CPU changing a running task's
+ * class or attributes, e.g. when the scheduler is enabled), so the current
+ * CPU is the wrong answer there, and scx_bpf_cpuperf_set() on it is an
+ * error ("Invalid target CPU").
+ */
+static __always_inline s32 task_cpu_of(const struct task_struct *p)
+{
+	if (bpf_ksym_exists(scx_bpf_task_cpu))
+		return scx_bpf_task_cpu(p);
+	return BPF_CORE_READ(p, thread_info.cpu);
 }
 
 s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -225,7 +254,8 @@ s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
 	if (is_idle) {
 		/* The picker claimed an idle CPU: run there without queueing. */
-		stamp_wake(cpu);
+		if (!scx_sched_only)
+			stamp_wake(cpu);
 		insert_local(p, SLICE_NS, 0);
 		__sync_fetch_and_add(&scx_nr_local, 1);
 	}
@@ -251,7 +281,8 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	if (bpf_ksym_exists(scx_bpf_pick_idle_cpu) && bpf_ksym_exists(scx_bpf_kick_cpu)) {
 		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 		if (cpu >= 0) {
-			stamp_wake(cpu);
+			if (!scx_sched_only)
+				stamp_wake(cpu);
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 			__sync_fetch_and_add(&scx_nr_kicks, 1);
 		}
@@ -270,36 +301,47 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 {
-	s32 cpu = bpf_get_smp_processor_id();
+	s32 cpu = task_cpu_of(p);
 	struct bpfgov_cpu_state *s;
 
 	/* The global vtime clock follows the task that runs. */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
+	if (cpu >= 0)
+		scx_run_start[cpu_slot(cpu)] = bpf_ktime_get_ns();
+	if (scx_sched_only)
+		return;
 
 	/* update_idle(false) normally already ended the idle period; a CPU
 	 * that was busy when we attached is seen first here. */
 	s = gov_cpu((__u32)cpu);
-	if (s && !s->busy)
+	if (!s)
+		return;
+	if (!s->busy)
 		bpfgov_scx_switch((__u32)cpu, 1, 0, bpf_ktime_get_ns());
 	else
-		bpfgov_scx_switch((__u32)cpu, 0, 0, bpf_ktime_get_ns());	/* counts the switch */
+		s->nr_switches++;	/* task to task: all gov_on_switch() would do */
 	perf_follow(cpu);
 }
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)
 {
-	u64 used, weight = p->scx.weight ? p->scx.weight : 1;
+	u64 used = 0, start, now = bpf_ktime_get_ns(), weight = p->scx.weight ? p->scx.weight : 1;
+	s32 cpu = task_cpu_of(p);
 
-	/* Charge the slice actually used, scaled by the inverse weight
+	/* Charge the time actually run, scaled by the inverse weight
 	 * (weight 100 = nice 0). */
-	used = p->scx.slice < SLICE_NS ? SLICE_NS - p->scx.slice : 0;
+	if (cpu >= 0) {
+		start = scx_run_start[cpu_slot(cpu)];
+		if (start && now > start)
+			used = now - start;
+	}
 	p->scx.dsq_vtime += used * 100 / weight;
 }
 
 void BPF_STRUCT_OPS(bpfgov_tick, struct task_struct *p)
 {
-	s32 cpu = bpf_get_smp_processor_id();
+	s32 cpu = task_cpu_of(p);	/* == this CPU: ticks are local */
 
 	if (scx_test_error) {
 		static char fmt[] = "test-only error requested (cpu %d)";
@@ -310,6 +352,8 @@ void BPF_STRUCT_OPS(bpfgov_tick, struct task_struct *p)
 			scx_bpf_error_bstr(fmt, data, sizeof(data));
 		return;
 	}
+	if (scx_sched_only)
+		return;
 	bpfgov_scx_tick_gov((__u32)cpu, bpf_ktime_get_ns());
 	perf_follow(cpu);
 }
@@ -318,6 +362,8 @@ void BPF_STRUCT_OPS(bpfgov_update_idle, s32 cpu, bool idle)
 {
 	__u64 now = bpf_ktime_get_ns();
 
+	if (scx_sched_only)
+		return;
 	/* update_idle runs on @cpu itself, under its rq lock.  Same order of
 	 * events as tracepoint mode: switch to idle, idle enter ... idle
 	 * exit, switch away from idle. */

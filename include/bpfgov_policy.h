@@ -158,8 +158,9 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 {
 	__u32 want = s->target, reason = hint, diff;
 
-	if (s->hold_floor && want < s->hold_floor) {
-		want = s->hold_floor;
+	/* The hold never overrides the clamp: floor_max is the user's word. */
+	if (s->hold_floor && want < s->hold_floor && want < c->floor_max) {
+		want = pol_min32(s->hold_floor, c->floor_max);
 		reason = BPFGOV_R_GAP_HOLD;
 	}
 	if (want == s->floor)

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Run every bpfgov test and print one closing line "N passed, N failed".
-#   tests/run-all.sh [unit|workloads|integration|vm ...]   (default: all)
+#   tests/run-all.sh [unit|workloads|integration|fuzz|vm ...]   (default: all)
 # Unit tests are cmocka programs (each prints its own summary); the shell
 # suites print TAP-style lines and their own "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(unit workloads integration vm)
+[ ${#suites[@]} -eq 0 ] && suites=(unit workloads integration fuzz vm)
 pass=0
 fail=0
 failed=()
@@ -64,6 +64,9 @@ if want integration; then
 	for t in tests/integration/test_*.sh; do
 		run "integration/$(basename "$t" .sh)" bash "$t"
 	done
+fi
+if want fuzz; then
+	run "fuzz" bash tests/fuzz/run.sh
 fi
 if want vm; then
 	if [ -f tests/vm/run.sh ]; then

@@ -32,6 +32,7 @@ struct journal {
 	char path[PATH_MAX];
 	int fd;
 	int nr;
+	int err;		/* sticky: the first failure to record */
 };
 
 /* ------------------------------------------------------------- crc32 */
@@ -193,12 +194,14 @@ int journal_hook(void *ctx, const struct act_saved *s)
 
 	if (!j || !s || !s->path)
 		return -EINVAL;
-	if (!s->is_msr && s->len > JOURNAL_TEXT_MAX)
+	if (j->err)
+		return j->err;	/* said once; start stops at its next tick */
+	if (!s->is_msr && s->len >= JOURNAL_TEXT_MAX)
 		return -EFBIG;
 	if (j->fd < 0) {
 		err = journal_create(j);
 		if (err)
-			return err;
+			return j->err = err;
 	}
 	line = malloc(LINE_MAX_LEN);
 	if (!line)
@@ -224,7 +227,7 @@ int journal_hook(void *ctx, const struct act_saved *s)
 	if (err) {
 		pr_warn("cannot append to the journal %s: %s; not writing %s\n", j->path,
 			strerror(-err), s->path);
-		return err;
+		return j->err = err;
 	}
 	j->nr++;
 	return 0;
@@ -233,6 +236,11 @@ int journal_hook(void *ctx, const struct act_saved *s)
 int journal_records(const struct journal *j)
 {
 	return j ? j->nr : 0;
+}
+
+int journal_error(const struct journal *j)
+{
+	return j ? j->err : 0;
 }
 
 int journal_finish(struct journal *j)

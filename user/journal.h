@@ -47,6 +47,10 @@ int journal_init(struct journal **out, const char *dir);
 /* act_save_hook_fn: append @s and fdatasync before the actuator writes. */
 int journal_hook(void *ctx, const struct act_saved *s);
 int journal_records(const struct journal *j);
+/* The first failure to record (-errno, sticky), 0 if none. After one, the
+ * hook refuses every further write: no knob is written without its
+ * original on disk; `start` stops (and restores) when it sees this. */
+int journal_error(const struct journal *j);
 /* Everything was restored: remove the file (and fsync the directory). */
 int journal_finish(struct journal *j);
 /* Close, keeping the file if it exists. NULL is fine. */

@@ -189,6 +189,7 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 	ncpu = o->nr_cpus ? o->nr_cpus : (unsigned int)libbpf_num_possible_cpus();
 	c->skel->rodata->nr_cpus = ncpu;
 	bpf_map__set_max_entries(c->skel->maps.cpu_state, ncpu);
+	c->skel->rodata->scx_sched_only = o->sched_only;
 	if (o->timeout_ms)
 		c->skel->struct_ops.bpfgov_ops->timeout_ms = o->timeout_ms;
 

@@ -34,6 +34,7 @@ struct scx_opts {
 	const char *pin_root;	/* pin_root_path for the LIBBPF_PIN_BY_NAME
 				 * maps (NULL: libbpf's /sys/fs/bpf) */
 	unsigned int timeout_ms;/* watchdog timeout (0: the object's 10 s) */
+	bool sched_only;	/* bench/test only: schedule, do not govern */
 };
 
 struct scx_exit {

@@ -502,6 +502,11 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			last_dec = g->decisions;
 			if (!g->o->dry_run)
 				act_reassert(g->act);
+			if (journal_error(g->jnl)) {
+				pr_warn("cannot keep the state journal (%s): stopping, nothing is written without its original on disk\n",
+					strerror(-journal_error(g->jnl)));
+				return journal_error(g->jnl);
+			}
 			publish_status(g);
 			next += 1000000000ull;
 		}

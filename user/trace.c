@@ -341,6 +341,8 @@ int trace_parse(FILE *f, const char *name, struct trace *t, char *err, size_t er
 				continue;
 			}
 			n = split(buf, tok, 8);
+			if (!n)
+				continue;	/* blanks only: a blank line */
 			if (!strcmp(tok[0], "nr_cpus")) {
 				if (n != 2 || tok_u32(tok[1], &t->nr_cpus) || !t->nr_cpus ||
 				    t->nr_cpus > BPFGOV_MAX_CPUS) {
@@ -365,6 +367,8 @@ int trace_parse(FILE *f, const char *name, struct trace *t, char *err, size_t er
 			continue;
 		}
 		n = split(buf, tok, 8);
+		if (!n)
+			continue;	/* blanks only: a blank line */
 		if (!strcmp(tok[0], "end")) {
 			if (n != 2 || tok_u64(tok[1], &count)) {
 				ret = perr(&p, "malformed 'end' line (need 'end COUNT')");

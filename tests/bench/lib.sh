@@ -52,14 +52,33 @@ lt() { [ "$1" != null ] && [ "$2" != null ] && awk -v a="$1" -v b="$2" 'BEGIN { 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# Wait (up to $1 s) for the 1-minute load to fall below $2; returns the load.
-wait_quiet() {
-	local max=$1 lim=$2 t=0
-	while ! le "$(load1)" "$lim" && [ "$t" -lt "$max" ]; do
-		sleep 5
+# cpu_busy_pct: % of all CPUs' time that was not idle over the next second
+# (nothing of ours runs then: this is what others use).
+cpu_busy_pct() {
+	local u n s i w q sq st t0 i0 t1 i1
+	read -r _ u n s i w q sq st _ </proc/stat
+	t0=$((u + n + s + i + w + q + sq + st)); i0=$((i + w))
+	sleep 1
+	read -r _ u n s i w q sq st _ </proc/stat
+	t1=$((u + n + s + i + w + q + sq + st)); i1=$((i + w))
+	calc "100 * (1 - ($i1 - $i0) / ($t1 - $t0 + 0.0001))"
+}
+
+# quiet SECTION: wait (up to $QUIET_WAIT s) until other work uses < 10% of
+# the CPUs and no other bpfgov programs are loaded, then record what was
+# seen in $OUT/quiet.jsonl.
+quiet() {
+	local t=0 b
+	b=$(cpu_busy_pct)
+	while { ! lt "$b" 10 || [ "$(foreign_progs)" != 0 ]; } && [ "$t" -lt "$QUIET_WAIT" ]; do
+		sleep 4
 		t=$((t + 5))
+		b=$(cpu_busy_pct)
 	done
-	load1
+	jq -nc --arg s "$1" --argjson b "$b" --argjson w "$t" --arg l "$(loadavg)" \
+		--argjson f "$(foreign_progs)" \
+		'{section: $s, busy_pct: $b, waited_s: $w, load: $l, foreign_progs: $f}' >>"$OUT/quiet.jsonl"
+	say "  (before the section: other work used $(fmt "$b" 0)% of the CPUs, waited ${t} s, load $(loadavg), other bpfgov programs: $(foreign_progs))"
 }
 
 CPUIDLE=/sys/devices/system/cpu/cpuidle

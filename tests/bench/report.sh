@@ -3,7 +3,7 @@
 # values) and docs/BENCHMARKS.md, from the JSON files run.sh leaves in $OUT.
 # Sourced by run.sh.
 
-# facts_json LOAD_AT_START
+# facts_json: the machine, at the start of the run
 facts_json() {
 	local states=() c=/sys/devices/system/cpu/cpu0/cpuidle d
 	for d in "$c"/state*; do
@@ -23,7 +23,7 @@ facts_json() {
 	      --arg commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	      --arg dirty "$(git status --porcelain 2>/dev/null | grep -qv '^??' && echo ' (with uncommitted changes)' || true)" \
 	      --arg date "$(date -u '+%Y-%m-%d %H:%M UTC')" \
-	      --arg load "$(loadavg)" --arg load_waited "$1" \
+	      --arg load "$(loadavg)" \
 	      '{kernel: $kernel, cpus: ($cpus | tonumber), model: $model, hypervisor: $hyp,
 		idle_driver: $driver, idle_governor: $governor, idle_governors: $governors,
 		haltpoll_guest_halt_poll_ns: $haltpoll_ns, idle_states: $states,
@@ -206,7 +206,7 @@ doc_shootout() {
 		"",
 		"| config | 0 µs | 20 µs | 100 µs | 500 µs |", "|---|---|---|---|---|",
 		(.rows | group_by(.config) | sort_by(.[0].config | {"haltpoll":0,"menu":1,"ladder":2,"bpfgov":3,"forced-poll":4}[.] // 9)[] |
-		 "| \(.[0].config) | " + (sort_by(.work_us) | map(if .poll_pct == null then "n/a" else "\(.poll_pct * 10 | round / 10)" end) | join(" | ")) + " |"),
+		 "| \(.[0].config) | " + (sort_by(.work_us) | map(if .poll_pct == null then "n/a" else (.poll_pct * 10 | round / 10 | tostring | if test("[.]") then . else . + ".0" end) end) | join(" | ")) + " |"),
 		"",
 		"PM QoS `pm_qos_resume_latency_us` (CPU0 CPU1) sampled mid-run under bpfgov: " +
 		([.rows[] | select(.config == "bpfgov") | "\(.work_us) µs: `\(.qos_mid | rtrimstr(" "))`"] | join(", ")) +
@@ -225,7 +225,7 @@ doc_replay() {
 		echo
 		return
 	fi
-	jq -r '"Synthetic traces from `govloader synth` (cost model of this host: halt wake-up 100 µs, poll 1 µs), replayed with `govloader replay --json` through bpfgov'"'"'s policy core and the reference models at their defaults.",
+	jq -r '"Synthetic traces from `govloader synth` (synth'"'"'s default cost model, from the haltpoll host of the platform notes: halt wake-up 100 µs, poll 1 µs), replayed with `govloader replay --json` through bpfgov'"'"'s policy core and the reference models at their defaults.",
 		"",
 		"Idle: too deep / too shallow decisions (the kernel'"'"'s above/below notion), and poll time % of idle:",
 		"",
@@ -269,6 +269,14 @@ write_doc() {
 		"| load average (1/5/15 min) | start \(.load_start), end \(.load_end // "n/a") |",
 		"| run time | \(.run_seconds // "n/a") s |",
 		"| other bpfgov BPF programs loaded | \(.foreign_progs_end // 0) at the end |"' "$OUT/facts.json"
+	if [ -s "$OUT/quiet.jsonl" ]; then
+		echo
+		echo "Other work on the machine, sampled over 1 s just before each section (the benchmark waits up to ${QUIET_WAIT} s for < 10 % and no other bpfgov instance):"
+		echo
+		jq -rs '"| section | CPU used by others | waited | load average | other bpfgov BPF programs |", "|---|---|---|---|---|",
+			(.[] | "| \(.section) | \(.busy_pct * 10 | round / 10) % | \(.waited_s) s | \(.load) | \(.foreign_progs) |")' \
+			"$OUT/quiet.jsonl"
+	fi
 	cat <<-EOF
 
 	The benchmark runs bpfgov under its own pin root (\`$PIN\`) and run

@@ -22,7 +22,8 @@
 # BENCH_ROUNDS, BENCH_OUT (raw results, default build/bench),
 # BENCH_DOC (default docs/BENCHMARKS.md; BENCH_DOC=- skips the doc),
 # BENCH_PIN (pin root, default /sys/fs/bpf/bpfgov-bench),
-# BENCH_QUIET_WAIT (seconds to wait for a quiet machine, default 60).
+# BENCH_QUIET_WAIT (seconds each section waits for other work to use < 10%
+# of the CPUs, default 60; what it saw is reported either way).
 #
 # bpfgov runs here under its own pin root and run directory so that the
 # benchmark neither blocks nor is blocked by a `govloader start` elsewhere;
@@ -53,6 +54,7 @@ STORM_THREADS=64
 WORKS="0 20 100 500"
 KERNEL_GOVS="haltpoll menu ladder"
 NCPU=$(nr_cpus)
+QUIET_WAIT=${BENCH_QUIET_WAIT:-60}
 LPU=		# pingpong loops/us, calibrated once: identical work in every run
 
 # pp W SECONDS: one pinned ping-pong pair on CPUs 0/1; prints its JSON.
@@ -86,8 +88,8 @@ sec_overhead() {
 			if [ "$m" = on ]; then got_on=$lps; on+=("$lps"); else got_off=$lps; off+=("$lps"); fi
 		done
 		ratios+=("$(calc "$got_on / $got_off")")
-		printf '  round %d: off %8.0f  on %8.0f  ratio %s  (load %s)\n' "$r" \
-			"$got_off" "$got_on" "$(fmt "${ratios[-1]}" 4)" "$(load1)"
+		printf '  round %d: off %8s  on %8s  ratio %s  (load %s)\n' "$r" \
+			"$(fmt "$got_off" 0)" "$(fmt "$got_on" 0)" "$(fmt "${ratios[-1]}" 4)" "$(load1)"
 	done
 
 	# bpf_stats: enable only for this phase (it costs two clock reads per
@@ -414,16 +416,16 @@ main() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	mkdir -p "$OUT"
-	rm -f "$OUT"/cmds.* "$OUT"/*.json
+	rm -f "$OUT"/cmds.* "$OUT"/*.json "$OUT"/quiet.jsonl
 	t0=$(date +%s)
 	say "bpfgov bench: $(uname -r), $NCPU CPUs, cpuidle driver $(idle_driver), governor $(idle_governor)"
-	say "waiting up to ${BENCH_QUIET_WAIT:-60} s for load < 1.0 ..."
-	facts_json "$(wait_quiet "${BENCH_QUIET_WAIT:-60}" 1.0)" >"$OUT/facts.json"
+	facts_json >"$OUT/facts.json"
 	foreign=$(foreign_progs)
 	[ "$foreign" -gt 0 ] && warn "$foreign BPF program(s) of another bpfgov instance are loaded: they run during every measurement"
 	say "load average at start: $(loadavg)"
 	calibrate
 	for s in "${want[@]}"; do
+		quiet "$s"
 		"sec_$s"
 	done
 	jq --arg load "$(loadavg)" --argjson secs $(( $(date +%s) - t0 )) \

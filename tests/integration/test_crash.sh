@@ -205,7 +205,34 @@ rc=$?
 check "a run directory that is a symlink is refused (rc $rc)" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'not a directory owned by' '$T_TMP/out' && [ -z \"\$(ls -A '$T_TMP/victimdir')\" ]"
 
-# 8. Non-root: one line naming the capabilities, nothing changed.
+# 8. The journal cannot be written (its filesystem is full): no knob is
+# written without its original on disk; start stops within a second,
+# restores what it wrote before and exits 1. floor_max=0 keeps the floor
+# at its original until the tmpfs is full; `set` then lets it rise.
+seed
+FULL=$T_TMP/full
+mkdir -p "$FULL"
+if mount -t tmpfs -o size=64k,mode=0700 tmpfs "$FULL" 2>/dev/null; then
+	trap 'umount "$FULL" 2>/dev/null; t_cleanup' EXIT
+	export BPFGOV_RUN_DIR=$FULL
+	check "start comes up with its run directory on a small tmpfs" \
+		gov_start "${START[@]}" --no-idle --set floor_max=0 --duration 15
+	check "nothing written yet, no journal" bash -c "! test -e '$FULL/journal'"
+	dd if=/dev/zero of="$FULL/fill" bs=4k >/dev/null 2>&1
+	load 4
+	"$GOV" set floor_max=1024 >/dev/null 2>&1
+	for i in $(seq 1 50); do kill -0 "$GOV_PID" 2>/dev/null || break; sleep 0.1; done
+	check "start stopped by itself within 5 s" bash -c "! kill -0 $GOV_PID 2>/dev/null"
+	gov_wait
+	is "start exits 1 when the journal cannot be written" "$GOV_RC" 1
+	check "it says why in one line" grep -q "cannot keep the state journal (No space left on device): stopping" "$GOV_LOG"
+	check "original bytes are back" same_as_orig
+	wait "${BG_PIDS[@]}" 2>/dev/null
+	umount "$FULL"
+	export BPFGOV_RUN_DIR=$RUN
+fi
+
+# 9. Non-root: one line naming the capabilities, nothing changed.
 if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	for cmd in "start --duration 1" "stop" "set headroom_pct=150" "restore"; do
 		setpriv --reuid=nobody --regid=nogroup --clear-groups "$GOV" $cmd >/dev/null 2>"$T_TMP/err"

@@ -83,6 +83,14 @@ max_field() { # field -> max over CPUs
 	echo $m
 }
 
+min_field() { # field -> min over CPUs
+	m=999999
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		v=$(cpu_field $c $1); v=${v%.*}; [ "${v:-0}" -lt $m ] && m=${v:-0}
+	done
+	echo $m
+}
+
 # start_gov ARGS...: start govloader in scx mode in the background, wait
 # until the kernel runs it.  Sets $gpid.
 start_gov() {
@@ -119,6 +127,10 @@ if want smoke; then
 	r=$?
 	sed 's/^/#   /' /tmp/smoke.out | cut -c1-400
 	check "scx-smoke: load, attach, detach (rc $r)" [ $r = 0 ]
+	if [ $r != 0 ]; then
+		# Again without statistics: libbpf then prints the verifier log.
+		/bin/scx-smoke --seconds 1 2>&1 | tail -n 70 | sed 's/^/#   /' | cut -c1-300
+	fi
 fi
 
 if want scx && [ -x $GOV ]; then
@@ -141,18 +153,28 @@ if want scx && [ -x $GOV ]; then
 	tpid=$!
 	sleep 1
 
-	# Busy: both CPUs spin -> util, floor and the MSR min go up.
-	$BENCH spin 2 3 > /dev/null
+	# Busy: both CPUs spin -> util, floor and the MSR min go up.  Read
+	# while the load runs: floors fall within tens of ms after it ends.
+	$BENCH spin 2 5 > /dev/null &
+	bpid=$!
+	sleep 3
 	u_busy=$(max_field util); f_busy=$(max_field floor); m_busy=$(max_min)
+	wait $bpid
 	diag "busy: max util $u_busy, max floor $f_busy, max HWP min $m_busy (orig 8)"
 	check "busy workload raises util (>= 600)" [ "${u_busy:-0}" -ge 600 ]
 	check "busy workload raises the floor (>= 600)" [ "${f_busy:-0}" -ge 600 ]
 	check "fake --msr-root: HWP_REQUEST min moved up (> 8)" [ "${m_busy:-0}" -gt 8 ]
 
-	# Sleep: nothing runs but the shell -> util and floor fall.
-	sleep 3
-	u_idle=$(max_field util); f_idle=$(max_field floor); m_idle=$(max_min)
-	diag "idle: max util $u_idle, max floor $f_idle, max HWP min $m_idle"
+	# Sleep: util and floor fall.  Judged from the decisions streamed
+	# meanwhile (reading `status` would itself make a CPU busy).
+	timeout 4 $GOV tail --json > /tmp/idle.json 2>/dev/null &
+	ipid=$!
+	sleep 4
+	wait $ipid
+	u_idle=$(sed -n 's/.*"util":\([0-9]*\).*/\1/p' /tmp/idle.json | sort -n | head -n1)
+	f_idle=$(sed -n 's/.*"floor":\([0-9]*\).*/\1/p' /tmp/idle.json | sort -n | head -n1)
+	m_idle=$(max_min)
+	diag "idle: $(grep -c kind /tmp/idle.json) decisions, lowest util $u_idle, lowest floor $f_idle; max HWP min now $m_idle"
 	check "sleep lets util fall (< busy/2)" [ "${u_idle:-9999}" -lt $((u_busy / 2)) ]
 	check "sleep lets the floor fall (< busy/2)" [ "${f_idle:-9999}" -lt $((f_busy / 2)) ]
 
@@ -184,6 +206,7 @@ if want error && [ -x $GOV ]; then
 	wait_for 120 gov_up_or_dead
 	is_enabled_bpfgov && ok "error test: attached" || nok "error test: attached"
 	$BENCH spin 2 2 > /dev/null &
+	bpid=$!
 	wait $gpid
 	grc=$?
 	diag "govloader rc=$grc, state $(state)"
@@ -194,7 +217,7 @@ if want error && [ -x $GOV ]; then
 		sh -c "grep -q 'scx_bpf_error' $LOG && grep -q 'test-only error' $LOG"
 	check "BPF error: HWP_REQUEST restored" [ "$(msr_req 0)" = "$orig" ]
 	check "BPF error: kernel log names the error" sh -c "dmesg | grep -q 'bpfgov.*disabled (scx_bpf_error)'"
-	wait
+	wait $bpid
 fi
 
 if want stress && [ -x $GOV ]; then
@@ -203,12 +226,14 @@ if want stress && [ -x $GOV ]; then
 		# 8 spinners + 16 sleepy workers on 2 CPUs for 20 s: the watchdog
 		# (10 s timeout) fires if any runnable task waits too long.
 		$BENCH spin 8 20 > /tmp/spin.out &
+		p1=$!
 		$BENCH threads 16 20 > /tmp/thr.out &
-		wait
+		p2=$!
+		wait $p1 $p2
 		diag "stress: $(cat /tmp/spin.out) / $(cat /tmp/thr.out)"
 		check "stress: still enabled after 20 s overload" is_enabled_bpfgov
 		check "stress: govloader still running" alive $gpid
-		check "stress: no watchdog/stall exit" sh -c "! dmesg | grep -qi 'stall\|watchdog'"
+		check "stress: no watchdog/stall exit" sh -c "! dmesg | grep sched_ext | grep -qi 'stall\|watchdog'"
 		stop_gov
 		check "stress: clean stop" wait_for 5 is_state disabled
 	else
@@ -234,7 +259,7 @@ fi
 if want bench; then
 	# Same workloads under the kernel's default scheduler and under bpfgov
 	# (dry-run: no actuation, so only scheduling differs), A/B/A/B.
-	S=${BENCH_SECS:-3}
+	S=${BENCH_SECS:-5}
 	bench_round() { # label
 		pp=$($BENCH pingpong $S | awk '{print $2}')
 		th=$($BENCH threads 8 $S | awk '{print $2}')
@@ -251,9 +276,18 @@ if want bench; then
 		else
 			nok "bench: bpfgov attach"
 		fi
+		# The scheduling policy alone, governor off (scx-smoke driver).
+		/bin/scx-smoke --sched-only --seconds 600 > /tmp/smoke-bench.out 2>&1 &
+		spid=$!
+		if wait_for 60 is_enabled_bpfgov; then
+			bench_round sched-only
+		fi
+		kill -INT $spid; wait $spid
+		wait_for 5 is_state disabled
 	done
 	res=$(awk '{pp[$1]+=$2; th[$1]+=$3; n[$1]++}
 		END { if (!n["default"] || !n["bpfgov"] || !pp["default"] || !th["default"]) { print "none"; exit }
+		      if (n["sched-only"]) printf "pingpong_schedonly=%.0f threads_schedonly=%.0f ", pp["sched-only"]/n["sched-only"], th["sched-only"]/n["sched-only"];
 		      printf "pingpong_default=%.0f pingpong_bpfgov=%.0f pingpong_ratio=%.3f threads_default=%.0f threads_bpfgov=%.0f threads_ratio=%.3f\n",
 			pp["default"]/n["default"], pp["bpfgov"]/n["bpfgov"], (pp["bpfgov"]/n["bpfgov"])/(pp["default"]/n["default"]),
 			th["default"]/n["default"], th["bpfgov"]/n["bpfgov"], (th["bpfgov"]/n["bpfgov"])/(th["default"]/n["default"]) }' /tmp/bench.txt)

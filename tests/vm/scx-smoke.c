@@ -5,7 +5,9 @@
  * for a while reading the events ring and the cpu_state map, optionally
  * triggers the test-only BPF error, then detaches and reports.
  *
- *   scx-smoke [--partial] [--seconds N] [--error-after S] [--stats]
+ *   scx-smoke [--partial] [--seconds N] [--error-after S] [--stats] [--sched-only]
+ *
+ * --sched-only loads the scheduler with the governor switched off (bench).
  *
  * --stats prints the verifier's statistics (instructions processed, time)
  * of every program, and on a load failure the tail of the verifier log.
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "error-after", required_argument, NULL, 'e' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "sched-only", no_argument, NULL, 'O' },
 		{ 0 }
 	};
 	while ((opt = getopt_long(argc, argv, "ps:e:", lo, NULL)) != -1) {
@@ -128,6 +131,7 @@ int main(int argc, char **argv)
 		case 's': seconds = atof(optarg); break;
 		case 'e': error_after = atof(optarg); break;
 		case 'S': stats_on = 1; break;
+		case 'O': o.sched_only = true; break;
 		default:
 			fprintf(stderr, "usage: scx-smoke [--partial] [--seconds N] [--error-after S]\n");
 			return 1;
@@ -161,11 +165,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("opened in %.2fs\n", now_s() - t0);
+	/* Without our log buffers libbpf retries a failed load with a
+	 * verifier log and prints it: keep its tail only. */
+	libbpf_set_print(libbpf_tail);
 	if (stats_on) {
 		struct bpf_program *prog;
 		int i = 0;
 
-		libbpf_set_print(libbpf_tail);
 		bpf_object__for_each_program(prog, scx_obj(c)) {
 			if (i >= 8)
 				break;

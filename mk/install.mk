@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make install / make uninstall, honouring DESTDIR and prefix:
+#   make install                          /usr/local/sbin/govloader, unit, docs
+#   make install prefix=/usr DESTDIR=/tmp/pkg
+# Installs govloader (0755), bpfgov.service (ExecStart/ExecStopPost pointed
+# at $(sbindir)) and the docs. /etc/bpfgov.conf is never written: it is the
+# operator's (docs/OPERATIONS.md has an example). Included by the Makefile.
+
+prefix   ?= /usr/local
+sbindir  ?= $(prefix)/sbin
+datadir  ?= $(prefix)/share
+docdir   ?= $(datadir)/doc/bpfgov
+unitdir  ?= $(prefix)/lib/systemd/system
+INSTALL  ?= install
+
+INSTALL_DOCS := README.md docs/OPERATIONS.md
+
+.PHONY: install uninstall
+
+install: govloader
+	$(call msg,INSTALL,$(DESTDIR)$(sbindir)/govloader)
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(sbindir) $(DESTDIR)$(unitdir) $(DESTDIR)$(docdir)
+	$(Q)$(INSTALL) -m 0755 govloader $(DESTDIR)$(sbindir)/govloader
+	$(call msg,INSTALL,$(DESTDIR)$(unitdir)/bpfgov.service)
+	$(Q)sed -e 's|/usr/local/sbin/|$(sbindir)/|g' \
+		-e 's|/usr/local/share/doc/bpfgov/|$(docdir)/|g' \
+		dist/bpfgov.service > $(DESTDIR)$(unitdir)/bpfgov.service.tmp
+	$(Q)chmod 0644 $(DESTDIR)$(unitdir)/bpfgov.service.tmp
+	$(Q)mv -f $(DESTDIR)$(unitdir)/bpfgov.service.tmp $(DESTDIR)$(unitdir)/bpfgov.service
+	$(call msg,INSTALL,$(DESTDIR)$(docdir))
+	$(Q)$(INSTALL) -m 0644 $(INSTALL_DOCS) $(DESTDIR)$(docdir)/
+	@echo "installed; 'systemctl daemon-reload && systemctl enable --now bpfgov' starts the service"
+
+uninstall:
+	$(call msg,RM,$(DESTDIR)$(sbindir)/govloader)
+	$(Q)rm -f $(DESTDIR)$(sbindir)/govloader $(DESTDIR)$(unitdir)/bpfgov.service
+	$(Q)rm -f $(addprefix $(DESTDIR)$(docdir)/,$(notdir $(INSTALL_DOCS)))
+	$(Q)rmdir $(DESTDIR)$(docdir) 2>/dev/null || true

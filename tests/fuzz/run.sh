@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# libFuzzer harnesses for the config parser, start's argument parser, the
+# trace reader and the state journal reader. Each is built with clang
+# -fsanitize=fuzzer,address,undefined, replays every input kept in
+# tests/fuzz/corpus/<harness>/ (seeds and the regression inputs of fixed
+# findings), then fuzzes for a bounded time.
+# One test per harness, then "N passed, N failed".
+#   tests/fuzz/run.sh [SECONDS]     (default $FUZZ_SECONDS or 20 per harness)
+#   FUZZ_MERGE=1 tests/fuzz/run.sh  also merge new coverage into the corpus
+# A finding is left in $BUILD/fuzz/crash-<harness>-*: fix it, then copy the
+# input into the corpus so it stays a regression test.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+OUT=$BUILD/fuzz
+SECS=${1:-${FUZZ_SECONDS:-20}}
+CLANG=${CLANG:-clang}
+HARNESSES=(config args trace journal)
+pass=0
+fail=0
+n=0
+
+ok()     { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
+
+# Sources each harness links (user space, no BPF skeletons).
+srcs() {
+	case $1 in
+	config|args) echo user/config.c user/tunables.c user/names.c user/log.c user/actuate.c user/pins.c ;;
+	trace) echo user/trace.c user/log.c ;;
+	journal) echo user/journal.c user/config.c user/tunables.c user/names.c user/log.c user/actuate.c user/pins.c ;;
+	esac
+}
+
+CFLAGS_FUZZ=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE
+	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	     -Iinclude -Iuser -I"$BUILD/bpf" -Wno-unused-command-line-argument)
+
+mkdir -p "$OUT"
+for h in "${HARNESSES[@]}"; do
+	bin=$OUT/fuzz_$h
+	log=$OUT/$h.log
+	corpus=tests/fuzz/corpus/$h
+	work=$OUT/work/$h
+	# shellcheck disable=SC2046
+	if ! "$CLANG" "${CFLAGS_FUZZ[@]}" -o "$bin" "tests/fuzz/fuzz_$h.c" $(srcs "$h") \
+		-lbpf -lelf -lz -lm >"$log" 2>&1; then
+		not_ok "fuzz_$h: cannot build (clang with libFuzzer: packages clang-14, libclang-rt-14-dev): $(grep -m1 -E 'error' "$log")"
+		continue
+	fi
+	# Regression: every kept input once.
+	if ! "$bin" -runs=1 "$corpus"/* >"$log" 2>&1; then
+		not_ok "fuzz_$h: a corpus input fails again: $(grep -E '^Running: ' "$log" | tail -n1 | cut -c10-): $(grep -m1 -oE 'ERROR: .*|runtime error: .*' "$log")"
+		continue
+	fi
+	rm -rf "$work"
+	mkdir -p "$work"
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	if "$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+		-print_final_stats=1 -artifact_prefix="$OUT/crash-$h-" \
+		"$work" "$corpus" >"$log" 2>&1; then
+		runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
+		cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n1)
+		ok "fuzz_$h: ${runs:-?} runs in ${SECS} s, ${cov:-cov ?}, corpus $(ls "$corpus" | wc -l) kept + $(ls "$work" | wc -l) new"
+		if [ "${FUZZ_MERGE:-0}" = 1 ]; then
+			"$bin" -merge=1 "$corpus" "$work" >>"$log" 2>&1
+		fi
+	else
+		crash=$(ls -t "$OUT"/crash-"$h"-* 2>/dev/null | head -n1)
+		not_ok "fuzz_$h: finding ${crash:-?}: $(grep -m1 -E 'ERROR: |runtime error|deadly signal' "$log")"
+		sed -n '/ERROR\|runtime error/,+12p' "$log" | head -n 20 | sed 's/^/#   /'
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
