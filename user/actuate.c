@@ -207,7 +207,7 @@ static int read_text(const char *path, char *buf, size_t size, size_t *len)
 	size_t off = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	for (;;) {
@@ -286,7 +286,7 @@ static int check_writable(const char *path)
 		return -errno;
 	if (!(st.st_mode & 0222))
 		return -EACCES;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -301,7 +301,7 @@ static int write_exact(const char *path, const char *buf, size_t len)
 	err = check_writable(path);
 	if (err)
 		return err;
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, buf, len);
@@ -533,6 +533,33 @@ static int knob_reassert(struct actuator *a, struct act_cpu *c, struct knob *k)
 }
 
 /* Put a knob's original back if it differs. */
+/* Put an original back unless it is already there: 1 = already in place,
+ * 0 = written, -errno. Shared with the journal's restore (journal.c), so a
+ * crash restore takes the same path as a normal exit. */
+int act_put_back_msr(int fd, bool is_file, __u32 msr, __u64 orig)
+{
+	__u64 cur;
+	int err;
+
+	if (msr_read(fd, is_file, msr, &cur) == 0 && cur == orig)
+		return 1;
+	err = msr_write(fd, is_file, msr, orig);
+	return err ? err : 0;
+}
+
+int act_put_back_file(const char *path, const char *text, size_t len)
+{
+	char cur[KNOB_TEXT];
+	size_t n;
+	int err;
+
+	if (len < sizeof(cur) && read_text(path, cur, sizeof(cur), &n) == 0 &&
+	    n == len && !memcmp(cur, text, len))
+		return 1;
+	err = write_exact(path, text, len);
+	return err ? err : 0;
+}
+
 static int knob_restore(struct knob *k)
 {
 	int err = 0;
@@ -540,24 +567,14 @@ static int knob_restore(struct knob *k)
 	if (!k->saved)
 		goto out;
 	if (k->is_msr) {
-		__u64 cur;
-
-		if (msr_read(k->fd, k->is_file, k->msr, &cur) == 0 && cur == k->orig_val)
-			goto out;
-		err = msr_write(k->fd, k->is_file, k->msr, k->orig_val);
-		if (err)
+		err = act_put_back_msr(k->fd, k->is_file, k->msr, k->orig_val);
+		if (err < 0)
 			pr_warn("%s: cannot restore MSR %#x of cpu %d to %#llx: %s\n",
 				k->path, k->msr, k->cpu, (unsigned long long)k->orig_val,
 				err == -EIO ? "short write" : strerror(-err));
 	} else {
-		char cur[KNOB_TEXT];
-		size_t len;
-
-		if (read_text(k->path, cur, sizeof(cur), &len) == 0 &&
-		    len == k->orig_len && !memcmp(cur, k->orig_text, len))
-			goto out;
-		err = write_exact(k->path, k->orig_text, k->orig_len);
-		if (err) {
+		err = act_put_back_file(k->path, k->orig_text, k->orig_len);
+		if (err < 0) {
 			char t[KNOB_TEXT];
 
 			norm(t, sizeof(t), k->orig_text);
@@ -565,7 +582,7 @@ static int knob_restore(struct knob *k)
 				strerror(-err));
 		}
 	}
-	if (err)
+	if (err < 0)
 		return err;	/* keep it pending: a later restore retries */
 out:
 	k->saved = false;

@@ -13,6 +13,7 @@
 
 #include <linux/types.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include "bpfgov.h"
 
 enum act_backend {
@@ -78,6 +79,11 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 int act_reassert(struct actuator *a);
 /* Restore every saved original (idempotent). 0 or the first -errno. */
 int act_restore(struct actuator *a);
+/* Put one original back unless it is already in place (the journal's
+ * crash restore uses these too): 1 = in place, 0 = written, -errno. A
+ * stand-in file without write bits counts as read-only (-EACCES). */
+int act_put_back_msr(int fd, bool is_file, __u32 msr, __u64 orig);
+int act_put_back_file(const char *path, const char *text, size_t len);
 /* Registers/files whose original is saved and not yet restored. */
 int act_pending(const struct actuator *a);
 int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out);

@@ -503,38 +503,13 @@ int journal_parse(const char *buf, size_t len, struct journal_entry **out, size_
 }
 
 /* Read a small file's exact bytes; -EFBIG past @size - 1. */
-static int read_exact(const char *path, char *buf, size_t size, size_t *len)
-{
-	size_t off = 0;
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf + off, size - off)) > 0) {
-		off += n;
-		if (off == size) {
-			err = -EFBIG;
-			break;
-		}
-	}
-	if (n < 0)
-		err = -errno;
-	close(fd);
-	*len = off;
-	return err;
-}
-
 int journal_restore_entry(const struct journal_entry *e)
 {
 	struct stat st;
 	int fd, err;
 
+	/* The actuator's own put-back: same checks, same writes. */
 	if (e->is_msr) {
-		__u64 cur;
-		bool is_file;
-
 		fd = open(e->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0) {
 			err = -errno;
@@ -545,49 +520,17 @@ int journal_restore_entry(const struct journal_entry *e)
 			close(fd);
 			goto fail;
 		}
-		is_file = S_ISREG(st.st_mode);
-		err = 0;
-		if (is_file && !(st.st_mode & 0222))
-			err = -EACCES;	/* as the actuator: a stand-in's mode bits count */
-		if (!err && msr_read(fd, is_file, e->msr, &cur) == 0 && cur == e->msr_val) {
-			close(fd);
-			return 1;
-		}
-		if (!err)
-			err = msr_write(fd, is_file, e->msr, e->msr_val);
-		close(fd);
-		if (err)
-			goto fail;
-		return 0;
-	} else {
-		char cur[JOURNAL_TEXT_MAX + 1];
-		size_t len = 0;
-		ssize_t n;
-
-		if (read_exact(e->path, cur, sizeof(cur), &len) == 0 && len == e->len &&
-		    !memcmp(cur, e->text, len))
-			return 1;
-		if (stat(e->path, &st)) {
-			err = -errno;
-			goto fail;
-		}
-		if (!(st.st_mode & 0222)) {
+		/* as the actuator: a stand-in's mode bits count */
+		if (S_ISREG(st.st_mode) && !(st.st_mode & 0222))
 			err = -EACCES;
-			goto fail;
-		}
-		fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0) {
-			err = -errno;
-			goto fail;
-		}
-		n = write(fd, e->text, e->len);
-		err = n < 0 ? -errno : (size_t)n != e->len ? -EIO : 0;
-		if (close(fd) && !err)
-			err = -errno;
-		if (err)
-			goto fail;
-		return 0;
+		else
+			err = act_put_back_msr(fd, S_ISREG(st.st_mode), e->msr, e->msr_val);
+		close(fd);
+	} else {
+		err = act_put_back_file(e->path, e->text, e->len);
 	}
+	if (err >= 0)
+		return err;
 fail:
 	if (e->is_msr)
 		pr_warn("%s: cannot restore MSR %#x of cpu %d to %#llx: %s\n", e->path, e->msr,

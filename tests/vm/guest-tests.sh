@@ -257,8 +257,10 @@ if want partial && [ -x $GOV ]; then
 fi
 
 if want bench; then
-	# Same workloads under the kernel's default scheduler and under bpfgov
-	# (dry-run: no actuation, so only scheduling differs), A/B/A/B.
+	# Same workloads under the kernel's default scheduler, under bpfgov
+	# (govloader actuating the stand-in MSRs: not --dry-run, which logs a
+	# line per decision) and under the scheduling policy alone (governor
+	# off, scx-smoke --sched-only); rounds interleaved.
 	S=${BENCH_SECS:-5}
 	bench_round() { # label
 		pp=$($BENCH pingpong $S | awk '{print $2}')
@@ -269,7 +271,8 @@ if want bench; then
 	: > /tmp/bench.txt
 	for round in 1 2; do
 		bench_round default
-		if [ -x $GOV ] && start_gov --dry-run; then
+		make_msr
+		if [ -x $GOV ] && start_gov; then
 			bench_round bpfgov
 			stop_gov
 			wait_for 5 is_state disabled
