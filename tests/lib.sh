@@ -99,3 +99,66 @@ msr_file_read() { # FILE MSR -> decimal
 	hex=$(od -An -t x8 -j $((8 * $2)) -N 8 "$1" | tr -d ' \n')
 	echo $((16#$hex))
 }
+
+# HWP stand-ins for every possible CPU under DIR: PM_ENABLE on,
+# CAPABILITIES highest 40 / guaranteed 30 / efficient 10 / lowest 8,
+# REQUEST min 8, max 40, EPP 0x80, window 0x2a.
+HWP_LOWEST=8
+HWP_CAPS=$(( 40 | (30 << 8) | (10 << 16) | (HWP_LOWEST << 24) ))
+HWP_REQ=$(( HWP_LOWEST | (40 << 8) | (0x80 << 24) | (0x2a << 32) ))
+seed_msr_standins() { # DIR
+	local c
+	rm -rf "$1"
+	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
+		mkdir -p "$1/$c"
+		truncate -s $((8 * 0x775)) "$1/$c/msr"
+		msr_file_write "$1/$c/msr" $((0x770)) 1
+		msr_file_write "$1/$c/msr" $((0x771)) "$HWP_CAPS"
+		msr_file_write "$1/$c/msr" $((0x774)) "$HWP_REQ"
+	done
+}
+
+# A sysfs stand-in under DIR: menu governor (honours stateK/disable), four
+# idle states POLL/C1/C2/C3, PM QoS files at 0.
+seed_sysfs_standin() { # DIR
+	local c d k spec
+	rm -rf "$1"
+	mkdir -p "$1/devices/system/cpu/cpuidle"
+	echo menu >"$1/devices/system/cpu/cpuidle/current_governor"
+	echo fake >"$1/devices/system/cpu/cpuidle/current_driver"
+	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
+		d=$1/devices/system/cpu/cpu$c
+		mkdir -p "$d/power"
+		echo 0 >"$d/power/pm_qos_resume_latency_us"
+		k=0
+		for spec in "POLL 0 0" "C1 2 2" "C2 50 150" "C3 200 800"; do
+			set -- $spec
+			mkdir -p "$d/cpuidle/state$k"
+			echo "$1" >"$d/cpuidle/state$k/name"
+			echo "$2" >"$d/cpuidle/state$k/latency"
+			echo "$3" >"$d/cpuidle/state$k/residency"
+			echo 0 >"$d/cpuidle/state$k/disable"
+			k=$((k + 1))
+		done
+	done
+}
+
+# expect_fail "description" WANT_RC PATTERN ARGS...: govloader ARGS exits
+# WANT_RC with exactly one stderr line matching PATTERN, leaves nothing
+# running or pinned, and `unchanged` (a test may redefine it to compare its
+# stand-ins) holds.
+unchanged() { true; }
+expect_fail() {
+	local d=$1 want=$2 pat=$3 rc lines
+	shift 3
+	"$GOV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	lines=$(wc -l <"$T_TMP/err")
+	if [ "$rc" = "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$T_TMP/err" &&
+	   [ ! -e "$PIN/cpu_state" ] && [ "$("$GOV" status >/dev/null 2>&1; echo $?)" = 3 ] &&
+	   unchanged; then
+		ok "$d"
+	else
+		not_ok "$d (rc $rc, want $want; stderr: $(head -c 300 "$T_TMP/err" | tr '\n' '|'))"
+	fi
+}

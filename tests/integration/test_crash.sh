@@ -12,43 +12,15 @@
 export BPFGOV_RUN_DIR=$T_TMP/run
 RUN=$BPFGOV_RUN_DIR
 JNL=$RUN/journal
-NCPU=$(nr_possible_cpus)
 MSR=$T_TMP/msr
 SYS=$T_TMP/sys
-LOWEST=8
-CAPS=$(( 40 | (30 << 8) | (10 << 16) | (LOWEST << 24) ))
-REQ=$(( LOWEST | (40 << 8) | (0x80 << 24) | (0x2a << 32) ))
 
-# MSR stand-ins as in test_msr.sh; a sysfs stand-in as in test_idle.sh
-# (menu governor, four states) so idle picks write PM QoS and disable knobs.
+# MSR and sysfs stand-ins (tests/lib.sh): idle picks write PM QoS and the
+# disable knobs of the menu governor.
 seed() {
-	local c d k spec
-	rm -rf "$MSR" "$SYS" "$T_TMP/orig"
-	for c in $(seq 0 $((NCPU - 1))); do
-		mkdir -p "$MSR/$c"
-		truncate -s $((8 * 0x775)) "$MSR/$c/msr"
-		msr_file_write "$MSR/$c/msr" $((0x770)) 1
-		msr_file_write "$MSR/$c/msr" $((0x771)) "$CAPS"
-		msr_file_write "$MSR/$c/msr" $((0x774)) "$REQ"
-	done
-	mkdir -p "$SYS/devices/system/cpu/cpuidle"
-	echo menu >"$SYS/devices/system/cpu/cpuidle/current_governor"
-	echo fake >"$SYS/devices/system/cpu/cpuidle/current_driver"
-	for c in $(seq 0 $((NCPU - 1))); do
-		d=$SYS/devices/system/cpu/cpu$c
-		mkdir -p "$d/power"
-		echo 0 >"$d/power/pm_qos_resume_latency_us"
-		k=0
-		for spec in "POLL 0 0" "C1 2 2" "C2 50 150" "C3 200 800"; do
-			set -- $spec
-			mkdir -p "$d/cpuidle/state$k"
-			echo "$1" >"$d/cpuidle/state$k/name"
-			echo "$2" >"$d/cpuidle/state$k/latency"
-			echo "$3" >"$d/cpuidle/state$k/residency"
-			echo 0 >"$d/cpuidle/state$k/disable"
-			k=$((k + 1))
-		done
-	done
+	rm -rf "$T_TMP/orig"
+	seed_msr_standins "$MSR"
+	seed_sysfs_standin "$SYS"
 	mkdir -p "$T_TMP/orig"
 	cp -a "$MSR" "$SYS" "$T_TMP/orig/"
 }
@@ -74,11 +46,11 @@ seed
 check "start with stand-in MSRs and sysfs comes up" gov_start "${START[@]}"
 load 3
 check "MSR min field and idle knobs change under load" wait_for 4 bash -c \
-	"[ \$(( \$(od -An -t u8 -j $((8 * 0x774)) -N 8 '$MSR/1/msr') & 0xff )) -gt $LOWEST ] && ! diff -r '$SYS' '$T_TMP/orig/sys' >/dev/null"
+	"[ \$(( \$(od -An -t u8 -j $((8 * 0x774)) -N 8 '$MSR/1/msr') & 0xff )) -gt $HWP_LOWEST ] && ! diff -r '$SYS' '$T_TMP/orig/sys' >/dev/null"
 check "the journal exists while knobs are changed" test -s "$JNL"
 is "journal is mode 0600" "$(stat -c %a "$JNL")" 600
 check "journal records HWP_REQUEST of CPU1 with its original bytes" \
-	grep -q "^msr cpu=1 reg=0x774 val=$(printf '%#018x' "$REQ") path=$MSR/1/msr crc=" "$JNL"
+	grep -q "^msr cpu=1 reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$MSR/1/msr crc=" "$JNL"
 check "journal records a sysfs file with its exact text (\"0\\n\" = 300a)" \
 	grep -q "^file cpu=[0-9]* len=2 text=300a path=$SYS/devices/system/cpu/cpu" "$JNL"
 kill -9 "$GOV_PID"
@@ -149,13 +121,13 @@ check "journal gone" test ! -e "$JNL"
 # record is reported and the journal kept as journal.bad.
 seed
 mkdir -p "$RUN"
-v=$(printf '%#018x' $(( REQ | 0x20 )))
-line="msr cpu=0 reg=0x774 val=$(printf '%#018x' "$REQ") path=$MSR/0/msr"
+v=$(printf '%#018x' $(( HWP_REQ | 0x20 )))
+line="msr cpu=0 reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$MSR/0/msr"
 crc() { printf '%s' "$1" | gzip -c | tail -c 8 | od -An -t x4 -N 4 | tr -d ' \n'; }
 hdr="bpfgov-journal 1 pid=4242"
 printf '%s crc=%s\n%s crc=%s\nmsr cpu=1 reg=0x774 val=0x00' "$hdr" "$(crc "$hdr")" "$line" "$(crc "$line")" >"$JNL"
 chmod 0600 "$JNL"
-msr_file_write "$MSR/0/msr" $((0x774)) $(( REQ | 0x20 ))
+msr_file_write "$MSR/0/msr" $((0x774)) $(( HWP_REQ | 0x20 ))
 "$GOV" restore >"$T_TMP/out" 2>&1
 is "restore of a journal with a torn last line exits 0" "$?" 0
 check "the whole record is restored, the torn one ignored" same_as_orig

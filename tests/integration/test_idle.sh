@@ -31,24 +31,7 @@ is "original PM QoS values are back" "$(save_qos)" "$orig"
 # 2. Stand-in sysfs: menu governor with four states; disable knobs follow
 # the pick, originals come back byte for byte.
 SYS=$T_TMP/sys
-mkdir -p "$SYS/devices/system/cpu/cpuidle"
-echo menu >"$SYS/devices/system/cpu/cpuidle/current_governor"
-echo fake >"$SYS/devices/system/cpu/cpuidle/current_driver"
-for c in $(seq 0 $((NCPU - 1))); do
-	d=$SYS/devices/system/cpu/cpu$c
-	mkdir -p "$d/power"
-	echo 0 >"$d/power/pm_qos_resume_latency_us"
-	k=0
-	for spec in "POLL 0 0" "C1 2 2" "C2 50 150" "C3 200 800"; do
-		set -- $spec
-		mkdir -p "$d/cpuidle/state$k"
-		echo "$1" >"$d/cpuidle/state$k/name"
-		echo "$2" >"$d/cpuidle/state$k/latency"
-		echo "$3" >"$d/cpuidle/state$k/residency"
-		echo 0 >"$d/cpuidle/state$k/disable"
-		k=$((k + 1))
-	done
-done
+seed_sysfs_standin "$SYS"
 cp -a "$SYS" "$T_TMP/sys.orig"
 check "start --sysfs-root (stand-in, menu, 4 states) comes up" gov_start --sysfs-root "$SYS" --no-floor --duration 6
 is "the stand-in's 4 idle states are used" "$(status_get .tunables.nr_states)" 4

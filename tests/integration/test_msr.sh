@@ -8,23 +8,12 @@
 
 NCPU=$(nr_possible_cpus)
 MSR=$T_TMP/msr
-LOWEST=8
-# IA32_HWP_CAPABILITIES: highest 40, guaranteed 30, efficient 10, lowest 8.
-CAPS=$(( 40 | (30 << 8) | (10 << 16) | (LOWEST << 24) ))
-# IA32_HWP_REQUEST: min 8, max 40, desired 0, EPP 0x80, window 0x2a.
-REQ=$(( LOWEST | (40 << 8) | (0x80 << 24) | (0x2a << 32) ))
+LOWEST=$HWP_LOWEST
+REQ=$HWP_REQ
 OTHER_MASK=$(( ~0xff ))
 
 seed_msrs() {
-	local c
-	rm -rf "$MSR"
-	for c in $(seq 0 $((NCPU - 1))); do
-		mkdir -p "$MSR/$c"
-		truncate -s $((8 * 0x775)) "$MSR/$c/msr"
-		msr_file_write "$MSR/$c/msr" $((0x770)) 1
-		msr_file_write "$MSR/$c/msr" $((0x771)) "$CAPS"
-		msr_file_write "$MSR/$c/msr" $((0x774)) "$REQ"
-	done
+	seed_msr_standins "$MSR"
 	rm -rf "$T_TMP/orig" && cp -a "$MSR" "$T_TMP/orig"
 }
 same_as_orig() { diff -r "$MSR" "$T_TMP/orig" >/dev/null; }

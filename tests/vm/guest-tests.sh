@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
-#   guest-tests.sh [GROUP...]    groups: smoke scx error stress partial bench
-#                                (default: all but smoke)
+#   guest-tests.sh [GROUP...] [rounds=N] [secs=S]
+#       groups: smoke scx error stress partial bench
+#       (default: scx error stress partial; bench is `make bench-vm`)
 #
 # Prints one "ok N - name" / "not ok N - name" line per test, "# ..."
 # diagnostics, and ends with the plain "N passed, N failed" line that
@@ -114,7 +115,16 @@ stop_gov() {
 }
 dump_log() { sed 's/^/#   /' $LOG | tail -n ${1:-15}; }
 
-groups=${*:-scx error stress partial bench}
+# Arguments: group names, plus rounds=N / secs=N for the bench.
+groups= BENCH_ROUNDS=2 BENCH_SECS=5
+for a in "$@"; do
+	case "$a" in
+	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
+	secs=*) BENCH_SECS=${a#secs=} ;;
+	*) groups="$groups $a" ;;
+	esac
+done
+groups=${groups:-scx error stress partial}
 want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 
 echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
@@ -261,7 +271,7 @@ if want bench; then
 	# (govloader actuating the stand-in MSRs: not --dry-run, which logs a
 	# line per decision) and under the scheduling policy alone (governor
 	# off, scx-smoke --sched-only); rounds interleaved.
-	S=${BENCH_SECS:-5}
+	S=$BENCH_SECS
 	bench_round() { # label
 		pp=$($BENCH pingpong $S | awk '{print $2}')
 		th=$($BENCH threads 8 $S | awk '{print $2}')
@@ -269,7 +279,7 @@ if want bench; then
 		diag "bench $1: pingpong $pp loops/s, threads $th chunks/s"
 	}
 	: > /tmp/bench.txt
-	for round in 1 2; do
+	for round in $(seq 1 $BENCH_ROUNDS); do
 		bench_round default
 		make_msr
 		if [ -x $GOV ] && start_gov; then
@@ -287,10 +297,20 @@ if want bench; then
 		fi
 		kill -INT $spid; wait $spid
 		wait_for 5 is_state disabled
+		# The BPF governor without govloader (scx-smoke only drains the
+		# events ring): splits BPF-side cost from the loader's.
+		/bin/scx-smoke --seconds 600 > /tmp/smoke-bench.out 2>&1 &
+		spid=$!
+		if wait_for 60 is_enabled_bpfgov; then
+			bench_round bpf-gov-only
+		fi
+		kill -INT $spid; wait $spid
+		wait_for 5 is_state disabled
 	done
 	res=$(awk '{pp[$1]+=$2; th[$1]+=$3; n[$1]++}
 		END { if (!n["default"] || !n["bpfgov"] || !pp["default"] || !th["default"]) { print "none"; exit }
 		      if (n["sched-only"]) printf "pingpong_schedonly=%.0f threads_schedonly=%.0f ", pp["sched-only"]/n["sched-only"], th["sched-only"]/n["sched-only"];
+		      if (n["bpf-gov-only"]) printf "pingpong_bpfgovonly=%.0f threads_bpfgovonly=%.0f ", pp["bpf-gov-only"]/n["bpf-gov-only"], th["bpf-gov-only"]/n["bpf-gov-only"];
 		      printf "pingpong_default=%.0f pingpong_bpfgov=%.0f pingpong_ratio=%.3f threads_default=%.0f threads_bpfgov=%.0f threads_ratio=%.3f\n",
 			pp["default"]/n["default"], pp["bpfgov"]/n["bpfgov"], (pp["bpfgov"]/n["bpfgov"])/(pp["default"]/n["default"]),
 			th["default"]/n["default"], th["bpfgov"]/n["bpfgov"], (th["bpfgov"]/n["bpfgov"])/(th["default"]/n["default"]) }' /tmp/bench.txt)

@@ -8,12 +8,16 @@
 #   make vm-kernel       fetch/cache the VM kernel in $(BUILD)/vm
 #   make vmlinux-h       regenerate vmlinux/x86/vmlinux.h from that kernel
 #
-# VM_TIMEOUT bounds one VM run (seconds); VM_GROUPS picks guest test groups.
+# VM_TIMEOUT bounds one VM run (seconds); VM_GROUPS picks guest test groups
+# (smoke scx error stress partial bench; default: scx error stress partial);
+# BENCH_ROUNDS / BENCH_SECS size the bench.
 
 VM_DIR      := $(BUILD)/vm
 VM_INITRD   := $(VM_DIR)/initrd.cpio
 VM_TIMEOUT  ?= 900
 VM_GROUPS   ?=
+BENCH_ROUNDS ?= 3
+BENCH_SECS  ?= 5
 VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke
 
 .PHONY: check-vm bench-vm vm-kernel vmlinux-h vm-initrd
@@ -46,4 +50,5 @@ check-vm: vm-initrd
 
 bench-vm: vm-initrd
 	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
-		--initrd $(VM_INITRD) --log $(VM_DIR)/bench-vm.log -- bench
+		--initrd $(VM_INITRD) --log $(VM_DIR)/bench-vm.log \
+		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS)
