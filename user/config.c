@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include "bpfgov.h"
 #include "bpfgov_tunables.h"
+#include "cli.h"
 #include "common.h"
 #include "config.h"
 #include "log.h"
@@ -695,39 +696,20 @@ static const char set_usage[] =
 
 int do_set(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "pin-root", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *pin_root = DEFAULT_PIN_ROOT;
+	struct cli_opts co = {};
+	const char *pin_root;
 	struct bpfgov_config scratch, old;
 	struct gov_config gc = {};
 	char msg[512];
 	__u32 zero = 0;
-	int c, i, n, fd = -1, dfd = -1, ret = 1, err;
+	int i, n, fd = -1, dfd = -1, ret = 1, err;
 	size_t k;
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'p': pin_root = optarg; break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(set_usage, stdout); return 0;
-		case ':':
-			pr_warn("set: option '%s' needs a value (try 'govloader set --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			pr_warn("set: unknown option '%s' (try 'govloader set --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
+	err = cli_parse("set", set_usage, argc, argv, "pin-root ARGS", &co);
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	pin_root = co.pin_root;
+	optind = co.argi;
 	n = argc - optind;
 	if (n <= 0) {
 		pr_warn("set: expected KEY=VALUE (try 'govloader set --help')\n");

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "gov.h"
 #include "log.h"
+#include "cli.h"
 #include "tap.h"
 #include "tunables.h"
 
@@ -50,99 +51,6 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/*
- * Common option parsing for the inspection commands. Returns 0, 1 for
- * --help (already printed) or -EINVAL (already reported).
- */
-struct insp_opts {
-	const char *pin_root;
-	bool json;
-	bool all;
-	long cpu;
-	long count;
-	double timeout;
-};
-
-enum { O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT };
-
-static int parse_insp(const char *cmd, const char *usage, int argc, char **argv,
-		      const char *allowed, struct insp_opts *o)
-{
-	static const struct option lo[] = {
-		{ "pin-root", required_argument, NULL, O_PIN },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "cpu", required_argument, NULL, O_CPU },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "all", no_argument, NULL, O_ALL },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *name;
-	__u32 v;
-	int c, idx;
-
-	o->pin_root = DEFAULT_PIN_ROOT;
-	o->cpu = -1;
-	o->count = -1;
-	o->timeout = 15;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", lo, &idx)) != -1) {
-		if (c >= O_PIN && c <= O_TIMEOUT) {
-			name = lo[c - O_PIN].name;
-			if (!strstr(allowed, name)) {
-				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
-					cmd, name, cmd);
-				return -EINVAL;
-			}
-		}
-		switch (c) {
-		case O_PIN: o->pin_root = optarg; break;
-		case O_JSON: o->json = true; break;
-		case O_ALL: o->all = true; break;
-		case O_CPU:
-			if (parse_u32(optarg, 0, BPFGOV_MAX_CPUS - 1, &v)) {
-				pr_warn("%s: --cpu '%s': expected a CPU number\n", cmd, optarg);
-				return -EINVAL;
-			}
-			o->cpu = v;
-			break;
-		case O_COUNT:
-			if (parse_u32(optarg, 1, 0x7fffffff, &v)) {
-				pr_warn("%s: --count '%s': expected a number >= 1\n", cmd, optarg);
-				return -EINVAL;
-			}
-			o->count = v;
-			break;
-		case O_TIMEOUT:
-			if (parse_seconds(optarg, &o->timeout)) {
-				pr_warn("%s: --timeout '%s': expected seconds > 0\n", cmd, optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(usage, stdout); return 1;
-		case ':':
-			pr_warn("%s: option '%s' needs a value (try 'govloader %s --help')\n",
-				cmd, argv[optind - 1], cmd);
-			return -EINVAL;
-		default:
-			pr_warn("%s: unknown option '%s' (try 'govloader %s --help')\n",
-				cmd, argv[optind - 1], cmd);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("%s: unexpected argument '%s' (try 'govloader %s --help')\n",
-			cmd, argv[optind], cmd);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* ---------------------------------------------------------------- stop */
 
 static const char stop_usage[] =
@@ -152,10 +60,10 @@ static const char stop_usage[] =
 
 int do_stop(int argc, char **argv)
 {
-	struct insp_opts o = {};
+	struct cli_opts o = {};
 	__u64 end;
 	pid_t pid;
-	int err = parse_insp("stop", stop_usage, argc, argv, "timeout", &o);
+	int err = cli_parse("stop", stop_usage, argc, argv, "timeout", &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
@@ -404,12 +312,12 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 
 int do_status(int argc, char **argv)
 {
-	struct insp_opts o = {};
+	struct cli_opts o = {};
 	struct gov_config gc = {};
 	struct snapshot s;
 	char path[PATH_MAX], *act;
 	pid_t owner;
-	int err = parse_insp("status", status_usage, argc, argv, "pin-root json", &o);
+	int err = cli_parse("status", status_usage, argc, argv, "pin-root json", &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
@@ -446,7 +354,7 @@ static const char tail_usage[] =
 "  --count N  stop after N records\n";
 
 struct tail_ctx {
-	struct insp_opts *o;
+	struct cli_opts *o;
 	long printed;
 };
 
@@ -482,14 +390,14 @@ static int on_tail(void *ctx, void *data, size_t size)
 
 int do_tail(int argc, char **argv)
 {
-	struct insp_opts o = {};
+	struct cli_opts o = {};
 	struct tail_ctx t = { .o = &o };
 	struct tap *tap = NULL;
 	int ret = 0;
 	__u32 kinds;
 	__u64 next_check;
 	pid_t owner;
-	int err = parse_insp("tail", tail_usage, argc, argv, "pin-root json cpu count all", &o);
+	int err = cli_parse("tail", tail_usage, argc, argv, "pin-root json cpu count all", &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
@@ -591,9 +499,9 @@ out:
 int do_dump(int argc, char **argv)
 {
 	static const char *const maps[] = { "tunables", "control", "cpu_state", NULL };
-	struct insp_opts o = {};
+	struct cli_opts o = {};
 	pid_t owner;
-	int i, err = parse_insp("dump", dump_usage, argc, argv, "pin-root", &o);
+	int i, err = cli_parse("dump", dump_usage, argc, argv, "pin-root", &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;

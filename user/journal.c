@@ -11,13 +11,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cli.h"
 #include "common.h"
 #include "config.h"
 #include "gov.h"
@@ -654,41 +654,16 @@ static const char restore_usage[] =
 
 int do_restore(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "pin-root", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *pin_root = DEFAULT_PIN_ROOT, *dir = gov_run_dir();
+	struct cli_opts co = {};
+	const char *pin_root, *dir = gov_run_dir();
 	char path[PATH_MAX];
-	int c, fd = -1, err, ret = 1, restored, records, pid;
+	int fd = -1, err, ret = 1, restored, records, pid;
 	pid_t owner;
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'p': pin_root = optarg; break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(restore_usage, stdout); return 0;
-		case ':':
-			pr_warn("restore: option '%s' needs a value (try 'govloader restore --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			pr_warn("restore: unknown option '%s' (try 'govloader restore --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("restore: unexpected argument '%s' (try 'govloader restore --help')\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	err = cli_parse("restore", restore_usage, argc, argv, "pin-root", &co);
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	pin_root = co.pin_root;
 	if (geteuid() != 0) {
 		pr_warn("restore needs root (CAP_BPF, CAP_SYS_ADMIN)\n");
 		return 1;

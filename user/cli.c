@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Option parsing shared by the small subcommands (see cli.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "common.h"
+#include "log.h"
+
+enum { O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT };
+
+int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
+	      const char *allowed, struct cli_opts *o)
+{
+	static const struct option lo[] = {
+		{ "pin-root", required_argument, NULL, O_PIN },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "all", no_argument, NULL, O_ALL },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *name;
+	__u32 v;
+	int c, idx;
+
+	o->pin_root = DEFAULT_PIN_ROOT;
+	o->cpu = -1;
+	o->count = -1;
+	o->timeout = 15;
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":vqh", lo, &idx)) != -1) {
+		if (c >= O_PIN && c <= O_TIMEOUT) {
+			name = lo[c - O_PIN].name;
+			if (!strstr(allowed, name)) {
+				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
+					cmd, name, cmd);
+				return -EINVAL;
+			}
+		}
+		switch (c) {
+		case O_PIN: o->pin_root = optarg; break;
+		case O_JSON: o->json = true; break;
+		case O_ALL: o->all = true; break;
+		case O_CPU:
+			if (parse_u32(optarg, 0, BPFGOV_MAX_CPUS - 1, &v)) {
+				pr_warn("%s: --cpu '%s': expected a CPU number\n", cmd, optarg);
+				return -EINVAL;
+			}
+			o->cpu = v;
+			break;
+		case O_COUNT:
+			if (parse_u32(optarg, 1, 0x7fffffff, &v)) {
+				pr_warn("%s: --count '%s': expected a number >= 1\n", cmd, optarg);
+				return -EINVAL;
+			}
+			o->count = v;
+			break;
+		case O_TIMEOUT:
+			if (parse_seconds(optarg, &o->timeout)) {
+				pr_warn("%s: --timeout '%s': expected seconds > 0\n", cmd, optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v': log_level = LOG_DEBUG; break;
+		case 'q': log_level = LOG_WARN; break;
+		case 'h': fputs(usage, stdout); return 1;
+		case ':':
+			pr_warn("%s: option '%s' needs a value (try 'govloader %s --help')\n",
+				cmd, argv[optind - 1], cmd);
+			return -EINVAL;
+		default:
+			pr_warn("%s: unknown option '%s' (try 'govloader %s --help')\n",
+				cmd, argv[optind - 1], cmd);
+			return -EINVAL;
+		}
+	}
+	o->argi = optind;
+	if (optind < argc && !strstr(allowed, "ARGS")) {
+		pr_warn("%s: unexpected argument '%s' (try 'govloader %s --help')\n",
+			cmd, argv[optind], cmd);
+		return -EINVAL;
+	}
+	return 0;
+}

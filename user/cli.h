@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Option parsing shared by govloader's small subcommands. User space only. */
+#ifndef __BPFGOV_CLI_H
+#define __BPFGOV_CLI_H
+
+#ifdef __BPF__
+#error "user/cli.h is for user space only"
+#endif
+
+#include <stdbool.h>
+
+struct cli_opts {
+	const char *pin_root;	/* --pin-root (DEFAULT_PIN_ROOT) */
+	bool json;		/* --json */
+	bool all;		/* --all */
+	long cpu;		/* --cpu N (-1: all) */
+	long count;		/* --count N (-1: no limit) */
+	double timeout;		/* --timeout S (15) */
+	int argi;		/* first positional argument */
+};
+
+/*
+ * Parse -v/-q/-h and the long options named in @allowed (space separated:
+ * "pin-root json cpu count all timeout"; "ARGS" admits positional
+ * arguments, from argv[o->argi]). Returns 0, 1 after printing @usage for
+ * --help, or -EINVAL after one clear line.
+ */
+int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
+	      const char *allowed, struct cli_opts *o);
+
+#endif
