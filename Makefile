@@ -11,6 +11,8 @@ CC        ?= gcc
 ARCH      := x86
 VMLINUX_DIR ?= vmlinux/$(ARCH)
 RUN_ARGS  ?=
+# Where the loader binary goes (the soak target builds a sanitized one aside).
+GOVLOADER ?= govloader
 
 ifeq ($(V),1)
 Q :=
@@ -23,8 +25,10 @@ endif
 .DELETE_ON_ERROR:
 .DEFAULT_GOAL := all
 
+# CFLAGS/LDFLAGS are the user's (e.g. sanitizers); the project's own flags
+# are added separately so a command-line CFLAGS does not drop them.
 CFLAGS    ?= -O2 -g
-CFLAGS    += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+ALL_CFLAGS = $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP
 LDLIBS    := -lbpf -lelf -lz -lm
 TEST_LDLIBS := $(LDLIBS) -lcmocka -lpthread
@@ -51,17 +55,18 @@ TEST_OBJS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS))
 WORK_SRCS  := $(wildcard tests/workloads/*.c)
 WORK_BINS  := $(patsubst tests/workloads/%.c,$(BUILD)/%,$(WORK_SRCS))
 
-.PHONY: all deps run check check-unit check-integration check-fuzz bench clean help
+.PHONY: all deps run check check-unit check-integration check-fuzz bench soak clean help
 # Generated skeletons and test objects are not throw-away intermediates.
 .SECONDARY: $(SKELS) $(TEST_OBJS)
 
-all: govloader $(WORK_BINS) $(TEST_BINS)
+all: $(GOVLOADER) $(WORK_BINS) $(TEST_BINS)
 
 help:
 	@echo "make            build ./govloader, workloads and tests (in $(BUILD)/)"
 	@echo "make run        install missing deps, build, start the governor (sudo)"
 	@echo "make check      install missing deps, build, run every test"
 	@echo "make bench      side-by-side benchmarks, writes docs/BENCHMARKS.md"
+	@echo "make soak       ASan/UBSan + valgrind + a long run, writes docs/SOAK.md"
 	@echo "make V=1 ...    show the commands"
 
 deps:
@@ -88,24 +93,24 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 # the real dependencies for the next build.
 $(BUILD)/user/%.o: user/%.c | $(BUILD)/user $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-govloader: $(USER_OBJS)
+$(GOVLOADER): $(USER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%.o: tests/unit/%.c | $(BUILD)/tests $(SKELS)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
 
 $(BUILD)/%: tests/workloads/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(BUILD)
-	$(Q)$(CC) $(CFLAGS) -pthread -o $@ $< -lm
+	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< -lm
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -123,6 +128,11 @@ check-integration: all
 
 check-fuzz: all
 	$(Q)bash tests/fuzz/run.sh
+
+# Sanitizers, valgrind and a long switch-heavy run: not part of `make check`.
+soak: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)bash tests/soak/run.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all

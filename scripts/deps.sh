@@ -10,7 +10,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 
 # Packages from bookworm proper.
 base_pkgs=(clang llvm make gcc pkg-config libelf-dev zlib1g-dev libcmocka-dev
-	   libclang-rt-14-dev busybox-static qemu-system-x86 cpio zstd jq)
+	   libclang-rt-14-dev busybox-static qemu-system-x86 cpio zstd jq valgrind)
 # Packages that must come from bookworm-backports (libbpf >= 1.4, bpftool 7.5).
 bp_pkgs=(libbpf-dev bpftool)
 

@@ -10,7 +10,8 @@
 #
 # VM_TIMEOUT bounds one VM run (seconds); VM_GROUPS picks guest test groups
 # (smoke scx error stress partial bench; default: scx error stress partial);
-# BENCH_ROUNDS / BENCH_SECS size the bench.
+# BENCH_ROUNDS / BENCH_SECS size the bench, BENCH_GOVOPT adds options to
+# its `govloader start`.
 
 VM_DIR      := $(BUILD)/vm
 VM_INITRD   := $(VM_DIR)/initrd.cpio
@@ -18,6 +19,7 @@ VM_TIMEOUT  ?= 900
 VM_GROUPS   ?=
 BENCH_ROUNDS ?= 3
 BENCH_SECS  ?= 5
+BENCH_GOVOPT ?=
 VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke
 
 .PHONY: check-vm bench-vm vm-kernel vmlinux-h vm-initrd
@@ -33,7 +35,7 @@ $(VM_DIR)/scxbench: tests/vm/scxbench.c | $(VM_DIR)
 # A govloader-independent driver of user/scx.c (debugging the scheduler).
 $(VM_DIR)/scx-smoke: tests/vm/scx-smoke.c $(BUILD)/user/scx.o | $(VM_DIR)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/user/scx.o $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/user/scx.o $(LDLIBS)
 
 vm-kernel: | $(VM_DIR)
 	$(Q)bash scripts/fetch-vm-kernel.sh $(VM_DIR)
@@ -51,4 +53,5 @@ check-vm: vm-initrd
 bench-vm: vm-initrd
 	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		--initrd $(VM_INITRD) --log $(VM_DIR)/bench-vm.log \
-		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS)
+		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS) \
+		$(foreach o,$(BENCH_GOVOPT),govopt=$(o))
