@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
-#   guest-tests.sh [GROUP...] [rounds=N] [secs=S]
+#   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [govopt=--OPTION]...
 #       groups: smoke scx error stress partial bench
 #       (default: scx error stress partial; bench is `make bench-vm`)
 #
@@ -120,6 +120,7 @@ groups= BENCH_ROUNDS=2 BENCH_SECS=5
 for a in "$@"; do
 	case "$a" in
 	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
+	govopt=*) BENCH_GOVOPT="$BENCH_GOVOPT ${a#govopt=}" ;;
 	secs=*) BENCH_SECS=${a#secs=} ;;
 	*) groups="$groups $a" ;;
 	esac
@@ -272,9 +273,15 @@ if want bench; then
 	# line per decision) and under the scheduling policy alone (governor
 	# off, scx-smoke --sched-only); rounds interleaved.
 	S=$BENCH_SECS
+	sum_field() { $GOV status --json 2>/dev/null | tr ',' '\n' | sed -n "s/^\"$1\":\([0-9]*\)$/\1/p" | awk '{s+=$1} END {print s+0}'; }
 	bench_round() { # label
 		pp=$($BENCH pingpong $S | awk '{print $2}')
+		[ $1 = bpfgov ] && d0=$(sum_field floor_changes) && s0=$(sum_field switches)
 		th=$($BENCH threads 8 $S | awk '{print $2}')
+		if [ $1 = bpfgov ]; then
+			d1=$(sum_field floor_changes); s1=$(sum_field switches)
+			diag "bench bpfgov threads: $(( (d1 - d0) / S )) floor decisions/s, $(( (s1 - s0) / S )) switches/s"
+		fi
 		echo "$1 $pp $th" >> /tmp/bench.txt
 		diag "bench $1: pingpong $pp loops/s, threads $th chunks/s"
 	}
@@ -282,7 +289,7 @@ if want bench; then
 	for round in $(seq 1 $BENCH_ROUNDS); do
 		bench_round default
 		make_msr
-		if [ -x $GOV ] && start_gov; then
+		if [ -x $GOV ] && start_gov $BENCH_GOVOPT; then
 			bench_round bpfgov
 			stop_gov
 			wait_for 5 is_state disabled
