@@ -27,9 +27,9 @@ not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
 # Sources each harness links (user space, no BPF skeletons).
 srcs() {
 	case $1 in
-	config|args) echo user/config.c user/tunables.c user/names.c user/log.c user/actuate.c user/pins.c ;;
+	config|args) echo user/config.c user/cli.c user/tunables.c user/names.c user/log.c user/actuate.c user/pins.c ;;
 	trace) echo user/trace.c user/log.c ;;
-	journal) echo user/journal.c user/config.c user/tunables.c user/names.c user/log.c user/actuate.c user/pins.c ;;
+	journal) echo user/journal.c user/cli.c user/config.c user/tunables.c user/names.c user/log.c user/actuate.c user/pins.c ;;
 	esac
 }
 

@@ -3,8 +3,8 @@
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
 #   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [govopt=--OPTION]...
-#       groups: smoke scx error stress partial bench
-#       (default: scx error stress partial; bench is `make bench-vm`)
+#       groups: smoke scx error stress kill9 partial bench
+#       (default: scx error stress kill9 partial; bench is `make bench-vm`)
 #
 # Prints one "ok N - name" / "not ok N - name" line per test, "# ..."
 # diagnostics, and ends with the plain "N passed, N failed" line that
@@ -125,7 +125,7 @@ for a in "$@"; do
 	*) groups="$groups $a" ;;
 	esac
 done
-groups=${groups:-scx error stress partial}
+groups=${groups:-scx error stress kill9 partial}
 want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 
 echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
@@ -249,6 +249,37 @@ if want stress && [ -x $GOV ]; then
 		check "stress: clean stop" wait_for 5 is_state disabled
 	else
 		nok "stress: attach"; dump_log
+	fi
+fi
+
+if want kill9 && [ -x $GOV ]; then
+	# The loader dies without restoring: the kernel must unload the
+	# scheduler (its struct_ops link dies with the process) and
+	# `govloader restore` must put the MSR and PM QoS back from the journal.
+	make_msr
+	orig=$(msr_req 1)
+	qos_orig=$(cat /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us 2>/dev/null)
+	if start_gov; then
+		$BENCH spin 2 3 > /dev/null &
+		bpid=$!
+		sleep 2
+		moved=$(msr_req 1)
+		kill -9 $gpid
+		wait $gpid 2>/dev/null
+		wait $bpid
+		diag "HWP_REQUEST cpu1 before $orig, at kill $moved, now $(msr_req 1)"
+		check "kill -9: the floor had moved the MSR" [ "$moved" != "$orig" ]
+		check "kill -9: kernel unloads the scheduler (state disabled)" wait_for 10 is_state disabled
+		check "kill -9: the journal survives" [ -s /run/bpfgov/journal ]
+		$GOV restore > /tmp/restore.log 2>&1
+		r=$?
+		sed 's/^/#   /' /tmp/restore.log
+		check "kill -9: restore exits 0" [ $r = 0 ]
+		check "kill -9: HWP_REQUEST restored byte-exact" [ "$(msr_req 1)" = "$orig" ]
+		check "kill -9: PM QoS restored" [ "$(cat /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us 2>/dev/null)" = "$qos_orig" ]
+		check "kill -9: journal removed" [ ! -e /run/bpfgov/journal ]
+	else
+		nok "kill -9: attach"; dump_log
 	fi
 fi
 
