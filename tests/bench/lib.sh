@@ -81,6 +81,14 @@ quiet() {
 	say "  (before the section: other work used $(fmt "$b" 0)% of the CPUs, waited ${t} s, load $(loadavg), other bpfgov programs: $(foreign_progs))"
 }
 
+# after_section SECTION: other work just after the section, same file.
+after_section() {
+	local b
+	b=$(cpu_busy_pct)
+	jq -nc --arg s "$1" --argjson b "$b" '{section: $s, after_pct: $b}' >>"$OUT/quiet.jsonl"
+	say "  (after the section: other work used $(fmt "$b" 0)% of the CPUs)"
+}
+
 CPUIDLE=/sys/devices/system/cpu/cpuidle
 idle_driver()   { cat "$CPUIDLE/current_driver" 2>/dev/null || echo none; }
 idle_governor() { cat "$CPUIDLE/current_governor" 2>/dev/null || cat "$CPUIDLE/current_governor_ro" 2>/dev/null || echo none; }

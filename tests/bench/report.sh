@@ -124,6 +124,12 @@ doc_overhead() {
 		(range(0; .ratios | length) as $i | "| \($i + 1) | \(.off[$i] | floor) | \(.on[$i] | floor) | \(.ratios[$i] * 10000 | round / 10000) |"),
 		"| **median** | **\(.off_median | floor)** | **\(.on_median | floor)** | **\(.ratio_median * 10000 | round / 10000)** |",
 		"",
+		(([.off[], .on[]] | map(select(. != null))) as $all |
+		 if ($all | length) > 0 and ($all | max) > 1.5 * ($all | min) then
+			"Spread: loops/s ranged from \($all | min | floor) to \($all | max | floor) within this section (×\(($all | max) / ($all | min) * 10 | round / 10)); " +
+			"ratios of rounds whose two runs landed in different regimes are outliers, hence the median of per-round ratios."
+		 else "Spread: loops/s ranged from \($all | min | floor) to \($all | max | floor) within this section." end),
+		"",
 		"Average cost per call of each BPF program (`kernel.bpf_stats_enabled=1` only during this phase, restored after; deltas of `run_time_ns`/`run_cnt`):",
 		"",
 		"| program | ns/call under ping-pong | calls | ns/call under switchstorm | calls | ns/call overall |", "|---|---|---|---|---|---|",
@@ -271,10 +277,11 @@ write_doc() {
 		"| other bpfgov BPF programs loaded | \(.foreign_progs_end // 0) at the end |"' "$OUT/facts.json"
 	if [ -s "$OUT/quiet.jsonl" ]; then
 		echo
-		echo "Other work on the machine, sampled over 1 s just before each section (the benchmark waits up to ${QUIET_WAIT} s for < 10 % and no other bpfgov instance):"
+		echo "Other work on the machine: CPU time used while nothing of the benchmark ran, sampled over 1 s just before and just after each section (before a section the benchmark waits up to ${QUIET_WAIT} s for < 10 % and no other bpfgov instance). The load average includes the benchmark's own workloads (switchstorm runs 64 threads)."
 		echo
-		jq -rs '"| section | CPU used by others | waited | load average | other bpfgov BPF programs |", "|---|---|---|---|---|",
-			(.[] | "| \(.section) | \(.busy_pct * 10 | round / 10) % | \(.waited_s) s | \(.load) | \(.foreign_progs) |")' \
+		jq -rs 'group_by(.section) | map(add) | sort_by(.section | {"overhead":0,"latency":1,"ringbuf":2,"shootout":3,"replay":4}[.] // 9) |
+			"| section | others before | others after | waited | load average before | other bpfgov BPF programs |", "|---|---|---|---|---|---|",
+			(.[] | "| \(.section) | \(.busy_pct * 10 | round / 10) % | \(if .after_pct == null then "n/a" else "\(.after_pct * 10 | round / 10) %" end) | \(.waited_s) s | \(.load) | \(.foreign_progs) |")' \
 			"$OUT/quiet.jsonl"
 	fi
 	cat <<-EOF

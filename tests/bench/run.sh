@@ -47,7 +47,7 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	ROUNDS=${BENCH_ROUNDS:-3}; PP_S=1; SHOOT_S=1; LAT_S=4; STORM_S=2; STATS_S=1
 	SWEEP_STEP_S=1; PP_TRACE_S=2
 else
-	ROUNDS=${BENCH_ROUNDS:-9}; PP_S=3; SHOOT_S=3; LAT_S=12; STORM_S=5; STATS_S=3
+	ROUNDS=${BENCH_ROUNDS:-15}; PP_S=2; SHOOT_S=3; LAT_S=12; STORM_S=5; STATS_S=3
 	SWEEP_STEP_S=3; PP_TRACE_S=5
 fi
 STORM_THREADS=64
@@ -427,6 +427,7 @@ main() {
 	for s in "${want[@]}"; do
 		quiet "$s"
 		"sec_$s"
+		after_section "$s"
 	done
 	jq --arg load "$(loadavg)" --argjson secs $(( $(date +%s) - t0 )) \
 		--argjson foreign "$(foreign_progs)" \
