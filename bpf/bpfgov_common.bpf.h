@@ -209,13 +209,15 @@ static __always_inline void gov_on_idle_exit(__u32 cpu, __u64 now)
 	gov_emit_flags(s, c, cpu, flags, now);
 }
 
-/* A wakeup is aimed at @cpu: timestamp it to measure the wake-up cost. */
-static __always_inline void gov_on_wake(__u32 cpu, __u64 now)
+/* A wakeup is aimed at @cpu: timestamp it to measure the wake-up cost.
+ * The hottest hook (every wakeup): only a sleeping, not yet stamped CPU
+ * costs more than the lookup. */
+static __always_inline void gov_on_wake(__u32 cpu)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 
-	if (s)
-		pol_wake_stamp(s, now);
+	if (s && s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns)
+		pol_wake_stamp(s, bpf_ktime_get_ns());
 }
 
 struct gov_scan_ctx {

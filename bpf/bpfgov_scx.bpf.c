@@ -154,9 +154,9 @@ __noinline int bpfgov_scx_tick_gov(__u32 cpu, __u64 now)
 	return 0;
 }
 
-__noinline int bpfgov_scx_wake(__u32 cpu, __u64 now)
+__noinline int bpfgov_scx_wake(__u32 cpu)
 {
-	gov_on_wake(cpu, now);
+	gov_on_wake(cpu);
 	return 0;
 }
 
@@ -200,7 +200,7 @@ static __always_inline u64 task_slice(void)
 /* Record that this CPU is about to be woken (wake-cost measurement). */
 static __always_inline void stamp_wake(s32 cpu)
 {
-	bpfgov_scx_wake((__u32)cpu, bpf_ktime_get_ns());
+	bpfgov_scx_wake((__u32)cpu);
 }
 
 /*

@@ -46,7 +46,7 @@ int BPF_PROG(bpfgov_waking, struct task_struct *p)
 {
 	/* task_cpu(p) before select_task_rq: where the task last ran, the
 	 * CPU that usually gets the wakeup. A miss only costs one sample. */
-	gov_on_wake(BPF_CORE_READ(p, thread_info.cpu), bpf_ktime_get_ns());
+	gov_on_wake(BPF_CORE_READ(p, thread_info.cpu));
 	return 0;
 }
 

@@ -44,6 +44,8 @@ void start_usage(FILE *f)
 "  --sysfs-root DIR        sysfs for cpufreq/cpuidle/PM QoS knobs (%s)\n"
 "  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
 "  --no-floor, --no-idle   do not apply floors / idle picks\n"
+"  --no-rt                 keep the event loop at normal priority (default:\n"
+"                          SCHED_FIFO 1, so a busy CPU does not delay actuation)\n"
 "  --config FILE           key = value tunables (%s when it exists)\n"
 "  --profile NAME          powersave|balanced|performance (%s)\n"
 "  --set KEY=VALUE         set a tunable (repeatable); beats profile and file\n"
@@ -58,7 +60,7 @@ void start_usage(FILE *f)
 
 enum {
 	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
-	OPT_NOFLOOR, OPT_NOIDLE, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
+	OPT_NOFLOOR, OPT_NOIDLE, OPT_NORT, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
 	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE,
 };
 
@@ -74,6 +76,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
 		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
+		{ "no-rt", no_argument, NULL, OPT_NORT },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
@@ -128,6 +131,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 			break;
 		case OPT_NOFLOOR: o->no_floor = true; break;
 		case OPT_NOIDLE: o->no_idle = true; break;
+		case OPT_NORT: o->no_rt = true; break;
 		case OPT_SET:
 			if (o->nr_sets == CONFIG_MAX_ITEMS) {
 				pr_warn("start: more than %d --set options\n", CONFIG_MAX_ITEMS);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +465,24 @@ static int load_bpf(struct gov *g)
 	return 0;
 }
 
+/*
+ * Actuation latency: woken for a decision, the loader would otherwise wait
+ * behind whatever runs on its CPU (a busy task: milliseconds). SCHED_FIFO
+ * priority 1 runs it first; it only ever runs briefly (poll, write, sleep).
+ * Set once the BPF side is loaded, so a slow verification never runs at
+ * real-time priority.
+ */
+static void set_rt(const struct gov *g)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (g->o->no_rt)
+		return;
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
+		pr_debug("cannot run at SCHED_FIFO 1 (%s); actuation may wait behind busy tasks\n",
+			 strerror(errno));
+}
+
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
@@ -476,6 +495,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 	if (g->scx && g->o->test_scx_error_after > 0)
 		err_at = mono_ns() + (__u64)(g->o->test_scx_error_after * 1e9);
 	publish_status(g);
+	set_rt(g);
 	while (!exiting) {
 		err = ring_buffer__poll(g->rb, 100);
 		if (err < 0 && err != -EINTR) {

@@ -101,7 +101,13 @@ int tap_poll(struct tap *t, int timeout_ms)
 {
 	int n = ring_buffer__poll(t->rb, timeout_ms);
 
-	return n == -EINTR ? 0 : n;
+	if (n == -EINTR)
+		n = 0;
+	/* Detail records are submitted without a wakeup (batched): on a
+	 * timeout, read what is queued anyway. */
+	if (n == 0)
+		n = ring_buffer__consume(t->rb);
+	return n;
 }
 
 int tap_drain(struct tap *t)
