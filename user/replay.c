@@ -333,9 +333,12 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 	}
 	if (!t->nr)
 		tl->t0 = 0;
-	qsort(tl->ev, tl->nr_ev, sizeof(*tl->ev), ev_cmp);
+	/* qsort's base must not be NULL, even for no elements (UBSan). */
+	if (tl->nr_ev)
+		qsort(tl->ev, tl->nr_ev, sizeof(*tl->ev), ev_cmp);
 	for (__u32 c = 0; c < tl->nr_cpus; c++)
-		qsort(tl->cpu[c].gap_end, tl->cpu[c].nr_gaps, sizeof(__u64), u64_cmp);
+		if (tl->cpu[c].nr_gaps)
+			qsort(tl->cpu[c].gap_end, tl->cpu[c].nr_gaps, sizeof(__u64), u64_cmp);
 	ret = 0;
 out:
 	free(pend_wake_ts);

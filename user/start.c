@@ -36,7 +36,9 @@
 #include "scx.h"
 #include "tunables.h"
 
-#define LAT_SAMPLES	65536
+/* The most recent decisions' latencies: enough for a p99, small enough to
+ * sort once a second without a cost worth measuring. */
+#define LAT_SAMPLES	4096
 
 struct gov {
 	const struct start_opts *o;
@@ -57,7 +59,8 @@ struct gov {
 	/* what was applied */
 	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
 	__u32 *last_seq;
-	__u64 *lat_ns;			/* decision -> completed write */
+	__u64 *lat_ns;			/* decision -> completed write (ring) */
+	__u64 *lat_sorted;		/* scratch for the percentiles */
 	__u64 nr_lat;
 	__u64 lat_max;
 	int scx_restarts;
@@ -223,19 +226,15 @@ static int cmp_u64(const void *a, const void *b)
 /* p50/p99 over the retained samples, in us. */
 static void lat_pcts(const struct gov *g, double *p50, double *p99)
 {
-	__u64 n = g->nr_lat < LAT_SAMPLES ? g->nr_lat : LAT_SAMPLES, *tmp;
+	__u64 n = g->nr_lat < LAT_SAMPLES ? g->nr_lat : LAT_SAMPLES;
 
 	*p50 = *p99 = 0;
 	if (!n)
 		return;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return;
-	memcpy(tmp, g->lat_ns, n * sizeof(*tmp));
-	qsort(tmp, n, sizeof(*tmp), cmp_u64);
-	*p50 = tmp[(n - 1) / 2] / 1000.0;
-	*p99 = tmp[(n - 1) * 99 / 100] / 1000.0;
-	free(tmp);
+	memcpy(g->lat_sorted, g->lat_ns, n * sizeof(*g->lat_sorted));
+	qsort(g->lat_sorted, n, sizeof(*g->lat_sorted), cmp_u64);
+	*p50 = g->lat_sorted[(n - 1) / 2] / 1000.0;
+	*p99 = g->lat_sorted[(n - 1) * 99 / 100] / 1000.0;
 }
 
 static int on_decision(void *ctx, void *data, size_t size)
@@ -597,7 +596,8 @@ static int start_main(struct start_opts *o)
 
 	g.last_seq = calloc(g.nr_cpus, sizeof(*g.last_seq));
 	g.lat_ns = calloc(LAT_SAMPLES, sizeof(*g.lat_ns));
-	if (!g.last_seq || !g.lat_ns) {
+	g.lat_sorted = calloc(LAT_SAMPLES, sizeof(*g.lat_sorted));
+	if (!g.last_seq || !g.lat_ns || !g.lat_sorted) {
 		pr_warn("out of memory\n");
 		goto cleanup;
 	}
@@ -675,6 +675,7 @@ cleanup:
 	unlink(path);
 	if (g.lock_fd >= 0)
 		cfg_origins_remove(gov_run_dir());
+	free(g.lat_sorted);
 	free(g.lat_ns);
 	free(g.last_seq);
 	gov_lock_release(g.lock_fd);

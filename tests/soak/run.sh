@@ -50,7 +50,11 @@ gov_wait
 is "sanitized start exits 0 (no ASan/UBSan report)" "$GOV_RC" 0
 check "no sanitizer report in its log" bash -c "! grep -qE 'AddressSanitizer|runtime error|LeakSanitizer' '$GOV_LOG'"
 
-# 3. Long run: switch-heavy load, tail attached for the second half.
+# 3. Long run: switch-heavy load, tail attached for the second half. The
+# production binary: ASan's quarantine keeps freed memory on purpose, so a
+# sanitized loader's RSS says nothing about leaks (those it reports itself,
+# above).
+GOV=$GOV_SAVE
 check "long-run start comes up" gov_start --msr-root "$MSR" --no-idle --duration $((SOAK_SECONDS + 30))
 bg "$WORK" switchstorm --threads 16 --duration "$SOAK_SECONDS"
 samples=()
@@ -77,7 +81,6 @@ decisions=$(echo "$st" | jq '.actuator.decisions')
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "long-run start exits 0" "$GOV_RC" 0
-check "no sanitizer report in the long run" bash -c "! grep -qE 'AddressSanitizer|runtime error|LeakSanitizer' '$GOV_LOG'"
 first=(${samples[1]}); last=(${samples[-1]})
 growth=$(( last[1] - first[1] ))
 is "no decision records lost (events drops)" "$ev_drops" 0
@@ -94,7 +97,7 @@ is "no fd growth (${first[2]} -> ${last[2]})" "${last[2]}" "${first[2]}"
 	echo
 	echo "- Unit tests under AddressSanitizer/UBSan and valgrind memcheck: see the run log (all must pass)."
 	echo "- A sanitized \`govloader\` ran start, status, tail, dump, set, record, replay and stop with no report."
-	echo "- Long run: $SOAK_SECONDS s of \`bpfgov-work switchstorm --threads 16\`, MSR stand-ins, \`tail --all\` attached for the second half."
+	echo "- Long run (production build): $SOAK_SECONDS s of \`bpfgov-work switchstorm --threads 16\`, MSR stand-ins, \`tail --all\` attached for the second half."
 	echo
 	echo "| metric | value |"
 	echo "|---|---|"
@@ -102,7 +105,7 @@ is "no fd growth (${first[2]} -> ${last[2]})" "${last[2]}" "${first[2]}"
 	echo "| events ring drops | $ev_drops |"
 	echo "| decision sequence gaps | $gaps |"
 	echo "| tap ring drops (counted by BPF, reported by status) | $tap_drops |"
-	echo "| loader RSS first / last sample (kB, ASan build) | ${first[1]} / ${last[1]} |"
+	echo "| loader RSS first / last sample (kB) | ${first[1]} / ${last[1]} |"
 	echo "| loader open fds first / last | ${first[2]} / ${last[2]} |"
 	echo
 	echo "RSS and fds every 10 s (t, RSS kB, fds):"
@@ -112,5 +115,4 @@ is "no fd growth (${first[2]} -> ${last[2]})" "${last[2]}" "${first[2]}"
 	echo '```'
 } >"$REPORT"
 diag "wrote $REPORT"
-GOV=$GOV_SAVE
 t_done
