@@ -30,9 +30,8 @@ for t in "$ASAN_BUILD"/tests/test_*; do
 done
 for t in "$TOP"/build/tests/test_*; do
 	case $t in *.o|*.d) continue ;; esac
-	check "valgrind: $(basename "$t")" \
-		valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		"$t" >"$T_TMP/v.log" 2>&1
+	check "valgrind: $(basename "$t")" bash -c "valgrind -q --error-exitcode=99 \
+		--leak-check=full --errors-for-leak-kinds=definite '$t' >'$T_TMP/v.log' 2>&1"
 done
 
 # 2. Every subcommand of the sanitized loader against a live instance.
@@ -93,9 +92,9 @@ is "no fd growth (${first[2]} -> ${last[2]})" "${last[2]}" "${first[2]}"
 	echo "# Soak results"
 	echo
 	echo "Produced by \`make soak\` (tests/soak/run.sh) on $(date -u +%Y-%m-%d), kernel $(uname -r),"
-	echo "$(nproc) CPUs. Reproduce: \`SOAK_SECONDS=$SOAK_SECONDS make soak\`."
+	echo "$(nproc --all) CPUs. Reproduce: \`SOAK_SECONDS=$SOAK_SECONDS make soak\`."
 	echo
-	echo "- Unit tests under AddressSanitizer/UBSan and valgrind memcheck: see the run log (all must pass)."
+	echo "- Unit tests under AddressSanitizer/UBSan and under valgrind memcheck (definite leaks are errors), then every subcommand of a sanitized loader; all soak checks: $T_PASS passed, $T_FAIL failed."
 	echo "- A sanitized \`govloader\` ran start, status, tail, dump, set, record, replay and stop with no report."
 	echo "- Long run (production build): $SOAK_SECONDS s of \`bpfgov-work switchstorm --threads 16\`, MSR stand-ins, \`tail --all\` attached for the second half."
 	echo
