@@ -37,7 +37,7 @@ struct journal {
 
 /* ------------------------------------------------------------- crc32 */
 
-static __u32 crc32_ieee(const void *data, size_t len)
+__u32 journal_crc32(const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	__u32 crc = 0xffffffffu;
@@ -142,7 +142,7 @@ static size_t escape_path(char *dst, size_t size, const char *s)
 /* Finish @line (len bytes, no crc yet) with " crc=XXXXXXXX\n". */
 static size_t seal(char *line, size_t len, size_t size)
 {
-	__u32 crc = crc32_ieee(line, len);
+	__u32 crc = journal_crc32(line, len);
 
 	return len + snprintf(line + len, size - len, " crc=%08x\n", crc);
 }
@@ -420,7 +420,7 @@ static long check_crc(const char *s, size_t len)
 		return -EBADMSG;
 	if (parse_ull(s + len - 8, 8, 16, 0xffffffffull, &x))
 		return -EBADMSG;
-	if (crc32_ieee(s, len - tail) != (__u32)x)
+	if (journal_crc32(s, len - tail) != (__u32)x)
 		return -EBADMSG;
 	return (long)(len - tail);
 }

@@ -68,6 +68,8 @@ struct journal_entry {
 };
 
 bool journal_exists(const char *dir);
+/* The CRC-32 (IEEE) that seals each journal line. */
+__u32 journal_crc32(const void *data, size_t len);
 /* Parse a journal's bytes. @out gets the valid records, first record per
  * knob only; *bad the count of records with a bad checksum or syntax (a
  * torn last line is not counted). -EINVAL with @msg when it is not a

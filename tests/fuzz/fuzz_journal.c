@@ -14,19 +14,6 @@
 #include <string.h>
 #include "journal.h"
 
-static uint32_t crc32_ieee(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint32_t crc = 0xffffffffu;
-	int k;
-
-	while (len--) {
-		crc ^= *p++;
-		for (k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
 
 static void check(const char *buf, size_t len)
 {
@@ -65,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memcpy(out + o, in + off, ll);
 		if (ll < 13 || memcmp(in + off + ll - 13, " crc=", 5))
-			o += sprintf(out + o + ll, " crc=%08x", crc32_ieee(in + off, ll));
+			o += sprintf(out + o + ll, " crc=%08x", journal_crc32(in + off, ll));
 		o += ll;
 		if (nl)
 			out[o++] = '\n';
