@@ -160,14 +160,19 @@ static __always_inline void gov_emit_flags(struct bpfgov_cpu_state *s, const str
 static __always_inline void gov_on_switch(__u32 cpu, int prev_idle, int next_idle, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
-	struct bpfgov_config *c = gov_cfg();
+	struct bpfgov_config *c;
 	__u64 run, gap;
 	__u32 flags;
 
-	if (!s || !c)
+	if (!s)
 		return;
 	s->nr_switches++;
+	/* Task to task, the common case on this hot path: nothing else to
+	 * do, so do not even look up the tunables. */
 	if (prev_idle == next_idle)
+		return;
+	c = gov_cfg();
+	if (!c)
 		return;
 	if (next_idle) {
 		run = s->busy ? now - s->busy_since_ns : 0;
