@@ -47,10 +47,13 @@ fi
 
 echo "deps: installing ${need[*]} ${bp_need[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# Wait for another apt/dpkg run (unattended upgrades, a parallel make) instead
+# of failing on its lock.
+apt_lock=(-o DPkg::Lock::Timeout=600)
+apt-get "${apt_lock[@]}" update -qq
 if [ ${#need[@]} -gt 0 ]; then
-	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	apt-get "${apt_lock[@]}" install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 if [ ${#bp_need[@]} -gt 0 ]; then
-	apt-get install -y -qq --no-install-recommends -t bookworm-backports "${bp_need[@]}" >/dev/null
+	apt-get "${apt_lock[@]}" install -y -qq --no-install-recommends -t bookworm-backports "${bp_need[@]}" >/dev/null
 fi
