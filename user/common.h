@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "bpfgov.h"
+#include "util.h"
 
 #define DEFAULT_PIN_ROOT	"/sys/fs/bpf/bpfgov"
 #define DEFAULT_RUN_DIR		"/run/bpfgov"
@@ -55,10 +56,5 @@ bool sys_have_btf(const char *btf_path);
 const char *ev_kind_name(__u32 kind);
 const char *ev_reason_name(__u32 reason);
 const char *mode_name(__u32 mode);
-
-/* --- parsing (names.c) --- */
-/* Whole-string unsigned/double parse with range; -EINVAL / -ERANGE. */
-int parse_u32(const char *s, __u32 lo, __u32 hi, __u32 *out);
-int parse_seconds(const char *s, double *out);
 
 #endif /* __BPFGOV_COMMON_H */

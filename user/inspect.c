@@ -43,14 +43,6 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* ---------------------------------------------------------------- stop */
 
 static const char stop_usage[] =
@@ -141,37 +133,6 @@ out:
 	if (ctl_fd >= 0)
 		close(ctl_fd);
 	return err;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = n + 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, 4096, f);
-		n += r;
-	} while (r > 0);
-	fclose(f);
-	if (!buf)
-		return NULL;
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n'))
-		buf[--n] = '\0';
-	return buf;
 }
 
 /* Is a running owner behind these pins? Explains what is wrong if not. */

@@ -147,15 +147,6 @@ static size_t seal(char *line, size_t len, size_t size)
 	return len + snprintf(line + len, size - len, " crc=%08x\n", crc);
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n = write(fd, buf, len);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
 static int journal_create(struct journal *j)
 {
 	char line[128];
@@ -171,7 +162,7 @@ static int journal_create(struct journal *j)
 	}
 	n = snprintf(line, sizeof(line), "%s pid=%d", JOURNAL_MAGIC, (int)getpid());
 	n = seal(line, n, sizeof(line));
-	err = write_all(j->fd, line, n);
+	err = write_full(j->fd, line, n);
 	if (!err && fdatasync(j->fd))
 		err = -errno;
 	if (err) {
@@ -220,7 +211,7 @@ int journal_hook(void *ctx, const struct act_saved *s)
 		n += snprintf(line + n, LINE_MAX_LEN - n, " path=%s", esc);
 	}
 	n = seal(line, n, LINE_MAX_LEN);
-	err = write_all(j->fd, line, n);
+	err = write_full(j->fd, line, n);
 	if (!err && fdatasync(j->fd))
 		err = -errno;
 	free(line);

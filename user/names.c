@@ -47,36 +47,3 @@ const char *mode_name(__u32 mode)
 	}
 }
 
-int parse_u32(const char *s, __u32 lo, __u32 hi, __u32 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	if (v < lo || v > hi)
-		return -ERANGE;
-	*out = (__u32)v;
-	return 0;
-}
-
-int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v))
-		return -EINVAL;
-	if (v <= 0 || v > 365.0 * 24 * 3600)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}

@@ -77,21 +77,6 @@ static int rec_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int read_str(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int ret = -ENOENT;
-
-	if (!f)
-		return -errno;
-	if (fgets(buf, (int)len, f)) {
-		buf[strcspn(buf, "\n")] = '\0';
-		ret = 0;
-	}
-	fclose(f);
-	return ret;
-}
-
 /* The traced machine's idle-state table, from the same source the loader
  * configures bpfgov with (sys_idle_table), plus the state names. */
 static void rec_header(struct trace *t, const char *sysfs_root)
@@ -110,28 +95,20 @@ static void rec_header(struct trace *t, const char *sysfs_root)
 
 		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/name",
 			 sysfs_root, k);
-		if (read_str(path, s->name, sizeof(s->name)))
+		if (read_line(path, s->name, sizeof(s->name)))
 			snprintf(s->name, sizeof(s->name), "%s", c.state_is_poll[k] ? "POLL" : "HALT");
 		s->exit_latency_us = c.state_exit_latency_us[k];
 		s->residency_us = c.state_residency_us[k];
 		s->is_poll = c.state_is_poll[k];
 	}
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpuidle/current_governor", sysfs_root);
-	if (read_str(path, gov, sizeof(gov)))
+	if (read_line(path, gov, sizeof(gov)))
 		snprintf(gov, sizeof(gov), "none");
 	if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
 	snprintf(t->source, sizeof(t->source), "record host=%s cpuidle=%s governor=%s", host,
 		 driver, gov);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void record_usage(FILE *out)
@@ -225,7 +202,7 @@ int do_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	pr_info("record: recording to %s%s\n", file, duration ? "" : " until Ctrl-C");
-	start = last_check = mono_s();
+	start = last_check = mono_ns() / 1e9;
 	ret = 1;
 	while (!rec_stop) {
 		double now;
@@ -239,7 +216,7 @@ int do_record(int argc, char **argv)
 			pr_warn("record: out of memory after %zu records\n", t.nr);
 			goto out;
 		}
-		now = mono_s();
+		now = mono_ns() / 1e9;
 		if (duration && now - start >= duration)
 			break;
 		if (now - last_check >= 1.0) {
@@ -266,7 +243,7 @@ int do_record(int argc, char **argv)
 		t.nr, (unsigned long long)rc.counts[BPFGOV_EV_BUSY],
 		(unsigned long long)rc.counts[BPFGOV_EV_IDLE_GAP],
 		(unsigned long long)rc.counts[BPFGOV_EV_IDLE_EXIT],
-		(unsigned long long)rc.counts[BPFGOV_EV_WAKE_LAT], mono_s() - start, file,
+		(unsigned long long)rc.counts[BPFGOV_EV_WAKE_LAT], mono_ns() / 1e9 - start, file,
 		rc.bad ? " (some records skipped: CPU or state out of range)" : "");
 	ret = 0;
 out:

@@ -87,4 +87,10 @@ void replay_opts_default(struct replay_opts *o);
 int replay_run(const struct trace *t, const struct replay_opts *o, struct replay_result *r,
 	       char *err, size_t errlen);
 
+/* Output (replay_out.c): the table, or one JSON object on one line. */
+void replay_print_table(FILE *out, const char *file, const struct trace *t,
+			const struct replay_opts *o, const struct replay_result *r);
+void replay_print_json(FILE *out, const char *file, const struct trace *t,
+		       const struct replay_opts *o, const struct replay_result *r);
+
 #endif /* __BPFGOV_REPLAY_H */

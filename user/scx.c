@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "scx.h"
+#include "util.h"
 #include "bpfgov_scx.skel.h"
 
 #define SCX_SYSFS		"/sys/kernel/sched_ext"
@@ -35,27 +36,6 @@ struct scx_ctx {
 	struct bpf_link *link;
 	bool loaded;
 };
-
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!len)
-		return -EINVAL;
-	buf[0] = 0;
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = 0;
-	return 0;
-}
 
 int scx_state(char *buf, size_t len)
 {

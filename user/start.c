@@ -74,14 +74,6 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* Tunables: defaults and the machine's idle-state table, then profile,
  * config file and --set (config.c). */
 static int build_config(struct gov *g)

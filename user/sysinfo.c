@@ -21,37 +21,6 @@ int sys_nr_cpus(void)
 	return n;
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		err = -EIO;
-	else
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return err;
-}
-
-static int read_u32(const char *path, __u32 *out)
-{
-	char buf[64], *end;
-	unsigned long v;
-	int err = read_line(path, buf, sizeof(buf));
-
-	if (err)
-		return err;
-	errno = 0;
-	v = strtoul(buf, &end, 10);
-	if (errno || end == buf)
-		return -EINVAL;
-	*out = v > 0xffffffffUL ? 0xffffffffu : (__u32)v;
-	return 0;
-}
-
 int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c, char *driver, size_t len)
 {
 	char path[PATH_MAX], name[64];

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "trace.h"
+#include "util.h"
 
 #define TRACE_MAX_LINE	1024
 
@@ -123,27 +124,11 @@ static bool kind_has_state(__u32 kind)
 	return kind == BPFGOV_EV_IDLE_EXIT || kind == BPFGOV_EV_WAKE_LAT;
 }
 
-/* Whole-token unsigned decimal; rejects signs, blanks and overflow. */
-static int tok_u64(const char *s, __u64 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int tok_u32(const char *s, __u32 *out)
 {
 	__u64 v;
 
-	if (tok_u64(s, &v) || v > 0xffffffffull)
+	if (parse_u64(s, &v) || v > 0xffffffffull)
 		return -EINVAL;
 	*out = (__u32)v;
 	return 0;
@@ -213,7 +198,7 @@ static int parse_state(struct parser *p, struct trace *t, char **tok, int n, __u
 		st->is_poll = 0;
 	else
 		return perr(p, "state %u: flags '%s' must be 'poll' or '-'", idx, tok[5]);
-	if (n == 7 && tok_u64(tok[6], &cost))
+	if (n == 7 && parse_u64(tok[6], &cost))
 		return perr(p, "state %u: cost '%s' is not a number of ns", idx, tok[6]);
 	st->cost_ns = cost;
 	*seen |= 1u << idx;
@@ -243,14 +228,14 @@ static int parse_record(struct parser *p, struct trace *t, char **tok, int n, __
 
 	if (n < 4 || n > 5)
 		return perr(p, "record needs 'TS_NS CPU KIND DUR_NS [STATE]', got %d fields", n);
-	if (tok_u64(tok[0], &ts))
+	if (parse_u64(tok[0], &ts))
 		return perr(p, "timestamp '%s' is not an unsigned integer", tok[0]);
 	if (tok_u32(tok[1], &cpu) || cpu >= t->nr_cpus)
 		return perr(p, "cpu '%s' is not below nr_cpus %u", tok[1], t->nr_cpus);
 	kind = trace_kind_parse(tok[2]);
 	if (!kind)
 		return perr(p, "unknown record kind '%s' (busy, gap, idle, wake)", tok[2]);
-	if (tok_u64(tok[3], &dur))
+	if (parse_u64(tok[3], &dur))
 		return perr(p, "duration '%s' is not an unsigned integer", tok[3]);
 	if (dur > ts)
 		return perr(p, "duration %llu ns is longer than the timestamp %llu ns",
@@ -370,7 +355,7 @@ int trace_parse(FILE *f, const char *name, struct trace *t, char *err, size_t er
 		if (!n)
 			continue;	/* blanks only: a blank line */
 		if (!strcmp(tok[0], "end")) {
-			if (n != 2 || tok_u64(tok[1], &count)) {
+			if (n != 2 || parse_u64(tok[1], &count)) {
 				ret = perr(&p, "malformed 'end' line (need 'end COUNT')");
 				goto out;
 			}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Idle knobs: the per-CPU PM QoS resume latency limit
+ * (power/pm_qos_resume_latency_us), and under menu/teo the cpuidle
+ * stateK/disable knobs deeper than the pick.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "act_internal.h"
+#include "log.h"
+#include "util.h"
+
+void probe_idle(struct actuator *a)
+{
+	char gov[KNOB_TEXT] = "", *p;
+
+	p = fmt_alloc("%s/devices/system/cpu/cpuidle/current_governor", a->sysfs_root);
+	if (!p || read_norm(p, gov, sizeof(gov))) {
+		free(p);
+		p = fmt_alloc("%s/devices/system/cpu/cpuidle/current_governor_ro",
+			     a->sysfs_root);
+		if (!p || read_norm(p, gov, sizeof(gov)))
+			gov[0] = '\0';
+	}
+	free(p);
+	a->use_disable = !strcmp(gov, "menu") || !strcmp(gov, "teo");
+
+	for (int i = 0; i < a->nr_cpus; i++) {
+		struct act_cpu *c = &a->cpus[i];
+		char *q;
+
+		if (!c->online)
+			continue;
+		q = fmt_alloc("%s/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
+			     a->sysfs_root, i);
+		if (q && read_norm(q, c->qos_orig, sizeof(c->qos_orig)) == 0) {
+			c->has_qos = true;
+			c->qos.path = q;
+			c->qos_orig_na = !strcmp(c->qos_orig, "n/a");
+			c->qos_orig_us = c->qos_orig_na ? ACT_QOS_POLL_ONLY
+					 : (__u32)strtoul(c->qos_orig, NULL, 10);
+			a->idle_ok = true;
+		} else {
+			pr_debug("cpu %d: no PM QoS file: idle not actuated there\n", i);
+			free(q);
+		}
+		if (!a->use_disable)
+			continue;
+		for (int k = 0; k < BPFGOV_MAX_STATES; k++) {
+			q = fmt_alloc("%s/devices/system/cpu/cpu%d/cpuidle/state%d/disable",
+				     a->sysfs_root, i, k);
+			if (!path_exists(q)) {
+				free(q);
+				break;
+			}
+			c->disable[k].path = q;
+			c->nr_disable = k + 1;
+		}
+	}
+}
+
+int check_idle_writable(struct actuator *a)
+{
+	for (int i = 0; i < a->nr_cpus; i++) {
+		struct act_cpu *c = &a->cpus[i];
+		int err;
+
+		if (c->has_qos && (err = check_writable(c->qos.path))) {
+			pr_warn("cannot write %s: %s\n", c->qos.path,
+				err == -EACCES ? "read-only" : strerror(-err));
+			return err;
+		}
+		for (int k = 0; k < c->nr_disable; k++) {
+			err = check_writable(c->disable[k].path);
+			if (err) {
+				pr_warn("cannot write %s: %s\n", c->disable[k].path,
+					err == -EACCES ? "read-only" : strerror(-err));
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static void qos_text(const struct act_cpu *c, __u32 pick, const struct bpfgov_config *cfg,
+		     char *buf, size_t n)
+{
+	__u32 lim;
+
+	if (c->qos_orig_na || pick == BPFGOV_NO_STATE || pick + 1 >= cfg->nr_states) {
+		snprintf(buf, n, "%s", c->qos_orig);	/* deepest: no new limit */
+		return;
+	}
+	if (cfg->state_is_poll[pick]) {
+		snprintf(buf, n, "n/a");
+		return;
+	}
+	/* Intermediate: the tightest limit that still allows @pick, so deeper
+	 * states with a larger exit latency are excluded; 0 in the file means
+	 * "no constraint", so at least 1. Never looser than the original. */
+	lim = cfg->state_exit_latency_us[pick];
+	if (!lim)
+		lim = 1;
+	if (c->qos_orig_us && lim >= c->qos_orig_us)
+		snprintf(buf, n, "%s", c->qos_orig);
+	else
+		snprintf(buf, n, "%u", lim);
+}
+
+int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_config *cfg)
+{
+	struct act_cpu *c = act_cpu_get(a, cpu);
+	char want[KNOB_TEXT];
+	bool wrote;
+	int err = 0, e;
+
+	if (!c || !cfg || cfg->nr_states > BPFGOV_MAX_STATES)
+		return -EINVAL;
+	if (pick != BPFGOV_NO_STATE && pick >= cfg->nr_states && cfg->nr_states)
+		return -EINVAL;
+	if (!a->o.idle || !c->has_qos || !cfg->nr_states) {
+		if (a->o.idle)
+			pr_debug("cpu %d: offline or no PM QoS file: pick not applied\n", cpu);
+		c->last_pick = pick;
+		c->pick_set = c->pick_ever = true;
+		return 0;
+	}
+	if (c->pick_set && c->last_pick == pick)
+		return 0;	/* unchanged: act_reassert() watches for drift */
+
+	/* Check everything first so a read-only file changes nothing. */
+	if (!a->o.dry_run) {
+		e = check_writable(c->qos.path);
+		if (e) {
+			pr_warn("cannot write %s: %s\n", c->qos.path,
+				e == -EACCES ? "read-only" : strerror(-e));
+			c->errors++;
+			return e;
+		}
+	}
+	qos_text(c, pick, cfg, want, sizeof(want));
+	err = file_knob_set(a, c, &c->qos, want, &wrote);
+
+	/* menu/teo honour stateK/disable: disable states deeper than the pick,
+	 * give the others their original back. */
+	for (int k = 0; !err && a->use_disable && k < c->nr_disable &&
+			k < (int)cfg->nr_states; k++) {
+		struct knob *d = &c->disable[k];
+		bool deeper = pick != BPFGOV_NO_STATE && (__u32)k > pick;
+		char orig[KNOB_TEXT];
+
+		if (deeper) {
+			err = file_knob_set(a, c, d, "1", &wrote);
+		} else if (d->written) {
+			str_rstrip_copy(orig, sizeof(orig), d->orig_text);
+			err = file_knob_set(a, c, d, orig, &wrote);
+		}
+	}
+	if (err) {
+		c->errors++;
+		return err;
+	}
+	c->last_pick = pick;
+	c->pick_set = c->pick_ever = true;
+	return 0;
+}
+
+__u32 act_orig_qos_us(const struct actuator *a, int cpu)
+{
+	const struct act_cpu *c = act_cpu_get(a, cpu);
+
+	return c && c->has_qos ? c->qos_orig_us : 0;
+}
+

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What `govloader replay` prints: the table (policies as columns) and the
+ * same numbers as JSON, from a replay_result of the engine (replay.c).
+ */
+#include <stdio.h>
+#include "bpfgov.h"
+#include "json_writer.h"
+#include "replay.h"
+
+/* -------------------------------------------------------------- output */
+
+static void cell_u64(char *b, size_t n, int ok, __u64 v)
+{
+	if (ok)
+		snprintf(b, n, "%llu", (unsigned long long)v);
+	else
+		snprintf(b, n, "-");
+}
+
+static void cell_f(char *b, size_t n, int ok, double v, int prec)
+{
+	if (ok)
+		snprintf(b, n, "%.*f", prec, v);
+	else
+		snprintf(b, n, "-");
+}
+
+enum row_id {
+	ROW_DECISIONS, ROW_DEEP, ROW_SHALLOW, ROW_MISS, ROW_WAKE_MS, ROW_WAKE_US, ROW_POLL_MS,
+	ROW_POLL_PCT, ROW_FLOOR, ROW_LOW_MS, ROW_LOW_GAPS, ROW_CHANGES, ROW__MAX,
+};
+
+static const char *const row_names[ROW__MAX] = {
+	"idle decisions", "too deep", "too shallow", "misses %", "wake latency paid ms",
+	"mean wake latency us", "poll time ms", "poll % of idle", "mean floor /1024",
+	"floor=0 <=30ms after gap<1ms, ms", "short gaps -> floor 0", "floor changes /s",
+};
+
+static void row_cell(char *b, size_t n, int row, const struct replay_stats *s)
+{
+	double dec = s->decisions ? (double)s->decisions : 1;
+
+	switch (row) {
+	case ROW_DECISIONS: cell_u64(b, n, s->idle, s->decisions); break;
+	case ROW_DEEP: cell_u64(b, n, s->idle, s->too_deep); break;
+	case ROW_SHALLOW: cell_u64(b, n, s->idle, s->too_shallow); break;
+	case ROW_MISS: cell_f(b, n, s->idle, 100.0 * (s->too_deep + s->too_shallow) / dec, 1); break;
+	case ROW_WAKE_MS: cell_f(b, n, s->idle, s->wake_lat_ns / 1e6, 1); break;
+	case ROW_WAKE_US:
+		cell_f(b, n, s->idle, s->wakeups ? s->wake_lat_ns / 1e3 / s->wakeups : 0, 1);
+		break;
+	case ROW_POLL_MS: cell_f(b, n, s->idle, s->poll_ns / 1e6, 1); break;
+	case ROW_POLL_PCT:
+		cell_f(b, n, s->idle, s->idle_ns ? 100.0 * s->poll_ns / s->idle_ns : 0, 1);
+		break;
+	case ROW_FLOOR: cell_f(b, n, s->freq, s->mean_floor, 0); break;
+	case ROW_LOW_MS: cell_f(b, n, s->freq, s->lowest_after_gap_ns / 1e6, 1); break;
+	case ROW_LOW_GAPS:
+		if (s->freq)
+			snprintf(b, n, "%llu/%llu", (unsigned long long)s->short_gaps_hit,
+				 (unsigned long long)s->short_gaps);
+		else
+			snprintf(b, n, "-");
+		break;
+	case ROW_CHANGES: cell_f(b, n, s->freq, s->changes_per_s, 1); break;
+	}
+}
+
+static const char *const cost_src[] = { "table", "measured median", "header" };
+
+void replay_print_table(FILE *out, const char *file, const struct trace *t,
+			const struct replay_opts *o, const struct replay_result *r)
+{
+	char cell[64];
+
+	fprintf(out, "trace    %s (%s)\n", file, t->source[0] ? t->source : "no source");
+	fprintf(out, "span     %.3f s, %u CPUs, %zu records (%zu busy, %zu idle, %zu wake)\n",
+		r->duration_s, r->nr_cpus, r->nr_recs, r->nr_busy, r->nr_idle, r->nr_wake);
+	for (__u32 k = 0; k < t->nr_states; k++)
+		fprintf(out, "state %u  %-10s table %u/%u us%s, wake-up cost %.1f us (%s)\n", k,
+			t->states[k].name, t->states[k].exit_latency_us, t->states[k].residency_us,
+			t->states[k].is_poll ? " poll" : "", r->cost_ns[k] / 1e3,
+			cost_src[r->cost_from[k]]);
+	fprintf(out, "models   tick %llu us, next timer for remote wakeups %llu us, schedutil rate limit %u us, hwp %u us, haltpoll %llu ns\n",
+		(unsigned long long)(o->tick_ns / 1000), (unsigned long long)(o->timer_ns / 1000),
+		o->sugov_rate_limit_us, o->hwp_rate_limit_us,
+		(unsigned long long)o->hp.guest_halt_poll_ns);
+	fprintf(out, "judge    a state pays back once sleep >= max(target residency, cost x %u%%)\n\n",
+		o->judge_pct);
+	fprintf(out, "%-33s", "");
+	for (int p = 0; p < RP__MAX; p++)
+		if (o->policies & (1u << p))
+			fprintf(out, " %*s", p == RP_LADDER_BAL ? 15 : 9, replay_policy_name(p));
+	fputc('\n', out);
+	for (int row = 0; row < ROW__MAX; row++) {
+		fprintf(out, "%-33s", row_names[row]);
+		for (int p = 0; p < RP__MAX; p++) {
+			if (!(o->policies & (1u << p)))
+				continue;
+			row_cell(cell, sizeof(cell), row, &r->p[p]);
+			fprintf(out, " %*s", p == RP_LADDER_BAL ? 15 : 9, cell);
+		}
+		fputc('\n', out);
+	}
+}
+
+void replay_print_json(FILE *out, const char *file, const struct trace *t,
+		       const struct replay_opts *o, const struct replay_result *r)
+{
+	json_writer_t *w = jsonw_new(out);
+
+	if (!w)
+		return;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "trace", file);
+	jsonw_string_field(w, "source", t->source);
+	jsonw_float_field_fmt(w, "duration_s", "%.6f", r->duration_s);
+	jsonw_uint_field(w, "nr_cpus", r->nr_cpus);
+	jsonw_uint_field(w, "records", r->nr_recs);
+	jsonw_name(w, "states");
+	jsonw_start_array(w);
+	for (__u32 k = 0; k < t->nr_states; k++) {
+		jsonw_start_object(w);
+		jsonw_string_field(w, "name", t->states[k].name);
+		jsonw_uint_field(w, "exit_latency_us", t->states[k].exit_latency_us);
+		jsonw_uint_field(w, "residency_us", t->states[k].residency_us);
+		jsonw_bool_field(w, "poll", t->states[k].is_poll);
+		jsonw_uint_field(w, "cost_ns", r->cost_ns[k]);
+		jsonw_string_field(w, "cost_from", cost_src[r->cost_from[k]]);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_name(w, "models");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "tick_us", o->tick_ns / 1000);
+	jsonw_uint_field(w, "timer_us", o->timer_ns / 1000);
+	jsonw_uint_field(w, "schedutil_rate_limit_us", o->sugov_rate_limit_us);
+	jsonw_uint_field(w, "hwp_rate_limit_us", o->hwp_rate_limit_us);
+	jsonw_uint_field(w, "haltpoll_ns", o->hp.guest_halt_poll_ns);
+	jsonw_uint_field(w, "judge_pct", o->judge_pct);
+	jsonw_end_object(w);
+	jsonw_name(w, "policies");
+	jsonw_start_object(w);
+	for (int p = 0; p < RP__MAX; p++) {
+		const struct replay_stats *s = &r->p[p];
+
+		if (!(o->policies & (1u << p)))
+			continue;
+		jsonw_name(w, replay_policy_name(p));
+		jsonw_start_object(w);
+		if (s->idle) {
+			jsonw_name(w, "idle");
+			jsonw_start_object(w);
+			jsonw_uint_field(w, "decisions", s->decisions);
+			jsonw_uint_field(w, "too_deep", s->too_deep);
+			jsonw_uint_field(w, "too_shallow", s->too_shallow);
+			jsonw_uint_field(w, "wakeups", s->wakeups);
+			jsonw_uint_field(w, "wake_latency_ns", s->wake_lat_ns);
+			jsonw_uint_field(w, "poll_ns", s->poll_ns);
+			jsonw_uint_field(w, "idle_ns", s->idle_ns);
+			jsonw_name(w, "state_use");
+			jsonw_start_array(w);
+			for (__u32 k = 0; k < t->nr_states; k++)
+				jsonw_uint(w, s->state_use[k]);
+			jsonw_end_array(w);
+			jsonw_end_object(w);
+		} else {
+			jsonw_null_field(w, "idle");
+		}
+		if (s->freq) {
+			jsonw_name(w, "freq");
+			jsonw_start_object(w);
+			jsonw_float_field_fmt(w, "mean_floor", "%.2f", s->mean_floor);
+			jsonw_uint_field(w, "lowest_after_short_gap_ns", s->lowest_after_gap_ns);
+			jsonw_uint_field(w, "short_gaps", s->short_gaps);
+			jsonw_uint_field(w, "short_gaps_to_lowest", s->short_gaps_hit);
+			jsonw_uint_field(w, "floor_changes", s->floor_changes);
+			jsonw_float_field_fmt(w, "floor_changes_per_s", "%.3f", s->changes_per_s);
+			jsonw_end_object(w);
+		} else {
+			jsonw_null_field(w, "freq");
+		}
+		jsonw_end_object(w);
+	}
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}

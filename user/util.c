@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The one helper module of govloader (util.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "util.h"
+
+int read_text(const char *path, int oflags, char *buf, size_t size, size_t *len)
+{
+	size_t off = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!size)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
+	if (fd < 0)
+		return -errno;
+	while (off < size - 1) {
+		n = read(fd, buf + off, size - 1 - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		off += n;
+	}
+	if (!err && off == size - 1) {
+		char c;
+
+		if (read(fd, &c, 1) > 0)
+			err = -EFBIG;
+	}
+	close(fd);
+	buf[off] = '\0';
+	if (len)
+		*len = off;
+	return err;
+}
+
+static bool is_blank(char c)
+{
+	return c == '\n' || c == ' ' || c == '\t' || c == '\r';
+}
+
+int read_line(const char *path, char *buf, size_t size)
+{
+	size_t n;
+	char *nl;
+	int err = read_text(path, 0, buf, size, NULL);
+
+	nl = buf ? strchr(buf, '\n') : NULL;
+	if (err == -EFBIG && nl)
+		err = 0;	/* the first line fits; the rest is not ours */
+	if (err) {
+		if (size)
+			buf[0] = '\0';
+		return err;
+	}
+	if (nl)
+		*nl = '\0';
+	n = strlen(buf);
+	while (n && is_blank(buf[n - 1]))
+		buf[--n] = '\0';
+	return 0;
+}
+
+char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = n + 8192);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, 4096, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return buf;
+}
+
+int read_u32(const char *path, __u32 *out)
+{
+	char buf[64];
+	int err = read_line(path, buf, sizeof(buf));
+
+	if (err)
+		return err;
+	return parse_u32(buf, 0, 0xffffffffu, out) ? -EINVAL : 0;
+}
+
+int parse_u64(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_u32(const char *s, __u32 lo, __u32 hi, __u32 *out)
+{
+	__u64 v;
+
+	if (parse_u64(s, &v))
+		return -EINVAL;
+	if (v < lo || v > hi)
+		return -ERANGE;
+	*out = (__u32)v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return -EINVAL;
+	if (v <= 0 || v > 365.0 * 24 * 3600)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+void str_rstrip_copy(char *dst, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!size)
+		return;
+	while (n && is_blank(s[n - 1]))
+		n--;
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+int fmt_checked(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -EINVAL;
+	return (size_t)n >= size ? -ENAMETOOLONG : n;
+}
+
+char *fmt_alloc(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		p = NULL;
+	va_end(ap);
+	return p;
+}
+
+int write_full(int fd, const void *buf, size_t len)
+{
+	ssize_t n = write(fd, buf, len);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int check_writable(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!(st.st_mode & 0222))
+		return -EACCES;
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int write_exact(const char *path, const char *buf, size_t len)
+{
+	int fd, err;
+
+	err = check_writable(path);
+	if (err)
+		return err;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	err = write_full(fd, buf, len);
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+bool path_exists(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0;
+}
+
+__u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one helper module of govloader: small files, numbers, exact writes,
+ * checked formatting and time. User space only; every function returns 0
+ * or -errno unless it says otherwise.
+ */
+#ifndef __BPFGOV_UTIL_H
+#define __BPFGOV_UTIL_H
+
+#ifdef __BPF__
+#error "user/util.h is for user space only"
+#endif
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* --- reading --- */
+/* A whole small file: its exact bytes in @buf, NUL-terminated; -EFBIG when
+ * it does not fit in @size - 1 bytes. @oflags adds open(2) flags (e.g.
+ * O_NOFOLLOW). @len (may be NULL) gets the byte count. */
+int read_text(const char *path, int oflags, char *buf, size_t size, size_t *len);
+/* The first line of a file, trailing white space removed ("" for an empty
+ * file). -EFBIG when that line does not fit. */
+int read_line(const char *path, char *buf, size_t size);
+/* A whole file of any size, trailing newlines removed; malloc'd, NULL with
+ * errno set on failure. */
+char *read_file(const char *path);
+/* A decimal number: the first line of the file, parsed by parse_u32(). */
+int read_u32(const char *path, __u32 *out);
+
+/* --- numbers: the one rule --- */
+/* The whole string is an unsigned decimal in [lo, hi]: no sign, no blanks,
+ * no trailing text. -EINVAL if it is not a number (or overflows 64 bits),
+ * -ERANGE outside [lo, hi]. */
+int parse_u32(const char *s, __u32 lo, __u32 hi, __u32 *out);
+int parse_u64(const char *s, __u64 *out);
+/* Seconds: finite, > 0, at most a year. */
+int parse_seconds(const char *s, double *out);
+
+/* --- strings --- */
+/* Copy @s to @dst without trailing white space (truncated to fit). */
+void str_rstrip_copy(char *dst, size_t size, const char *s);
+/* snprintf that reports truncation: the length, or -ENAMETOOLONG when
+ * the result did not fit (@buf then holds the truncated text). */
+int fmt_checked(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A malloc'd formatted string, NULL on failure. */
+char *fmt_alloc(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- writing --- */
+/* All of @len bytes to @fd in one write: -EIO on a short write. */
+int write_full(int fd, const void *buf, size_t len);
+/* A file we would write: exists, has a write bit (sysfs files without a
+ * store method are 0444; root would otherwise get past a stand-in's mode)
+ * and opens for writing (O_NOFOLLOW). Writes nothing. */
+int check_writable(const char *path);
+/* Replace the content of an existing file with exactly @len bytes, in one
+ * write(2) as sysfs wants it (check_writable() first, O_NOFOLLOW). */
+int write_exact(const char *path, const char *buf, size_t len);
+
+/* --- files --- */
+bool path_exists(const char *path);
+
+/* --- time --- */
+__u64 mono_ns(void);	/* CLOCK_MONOTONIC in ns */
+
+#endif /* __BPFGOV_UTIL_H */
