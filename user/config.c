@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Configuration: start's command line, /etc/bpfgov.conf, the built-in
- * profiles, where each value came from, and `govloader set`.
+ * Configuration: /etc/bpfgov.conf, the built-in profiles and where each
+ * value came from (start's command line is in start.c, `govloader set` in
+ * set.c).
  *
  * Every key and value goes through the tunables table (tunable_set_kv), so
  * the file, --set and `govloader set` accept exactly the same things and
@@ -26,163 +27,6 @@
 #include "config.h"
 #include "log.h"
 #include "tunables.h"
-
-/* ------------------------------------------------------ start's options */
-
-void start_usage(FILE *f)
-{
-	fprintf(f,
-"Usage: govloader start [OPTIONS]\n"
-"Load bpfgov, apply its floor and idle decisions, print a summary every second.\n"
-"Stops on SIGINT/SIGTERM, 'govloader stop' or --duration, restoring every knob.\n\n"
-"  --mode auto|trace|scx   scx where the kernel has sched_ext, else trace (auto)\n"
-"  --dry-run               write nothing; log what would be written\n"
-"  --duration S            stop after S seconds\n"
-"  --pin-root DIR          where maps are pinned (%s)\n"
-"  --msr-root DIR          MSR devices <DIR>/<cpu>/msr (%s); regular files\n"
-"                          are stand-ins with MSR X at offset 8*X\n"
-"  --sysfs-root DIR        sysfs for cpufreq/cpuidle/PM QoS knobs (%s)\n"
-"  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
-"  --no-floor, --no-idle   do not apply floors / idle picks\n"
-"  --no-rt                 keep the event loop at normal priority (default:\n"
-"                          SCHED_FIFO 1, so a busy CPU does not delay actuation)\n"
-"  --config FILE           key = value tunables (%s when it exists)\n"
-"  --profile NAME          powersave|balanced|performance (%s)\n"
-"  --set KEY=VALUE         set a tunable (repeatable); beats profile and file\n"
-"  --btf FILE              kernel BTF for CO-RE (/sys/kernel/btf/vmlinux)\n"
-"  --report FILE           write the final actuation report (JSON) at exit\n"
-"  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
-"  --restart               scx mode: reload after the kernel ejects the scheduler\n"
-"  -v, -q                  more / less output\n",
-		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT,
-		DEFAULT_CONFIG_FILE, DEFAULT_PROFILE);
-}
-
-enum {
-	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
-	OPT_NOFLOOR, OPT_NOIDLE, OPT_NORT, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
-	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE,
-};
-
-int start_parse_args(int argc, char **argv, struct start_opts *o)
-{
-	static const struct option lo[] = {
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "dry-run", no_argument, NULL, OPT_DRY },
-		{ "duration", required_argument, NULL, OPT_DUR },
-		{ "pin-root", required_argument, NULL, OPT_PIN },
-		{ "msr-root", required_argument, NULL, OPT_MSR },
-		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
-		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
-		{ "no-rt", no_argument, NULL, OPT_NORT },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "config", required_argument, NULL, OPT_CONFIG },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "btf", required_argument, NULL, OPT_BTF },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "scx-partial", no_argument, NULL, OPT_PARTIAL },
-		{ "restart", no_argument, NULL, OPT_RESTART },
-		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->pin_root = DEFAULT_PIN_ROOT;
-	o->msr_root = DEFAULT_MSR_ROOT;
-	o->sysfs_root = DEFAULT_SYSFS_ROOT;
-	opterr = 0;
-	optind = 0;	/* full re-initialisation of getopt (glibc) */
-	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
-		switch (c) {
-		case OPT_MODE:
-			if (!strcmp(optarg, "auto"))
-				o->mode = BPFGOV_MODE_NONE;
-			else if (!strcmp(optarg, "trace"))
-				o->mode = BPFGOV_MODE_TRACE;
-			else if (!strcmp(optarg, "scx"))
-				o->mode = BPFGOV_MODE_SCX;
-			else {
-				pr_warn("start: --mode '%s': expected auto, trace or scx\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_DRY: o->dry_run = true; break;
-		case OPT_DUR:
-			if (parse_seconds(optarg, &o->duration)) {
-				pr_warn("start: --duration '%s': expected seconds > 0\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_PIN: o->pin_root = optarg; break;
-		case OPT_MSR: o->msr_root = optarg; break;
-		case OPT_SYSFS: o->sysfs_root = optarg; break;
-		case OPT_BACKEND:
-			if (act_backend_parse(optarg, &o->backend)) {
-				pr_warn("start: --backend '%s': expected auto, intel-hwp, amd-cppc, cpufreq or none\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_NOFLOOR: o->no_floor = true; break;
-		case OPT_NOIDLE: o->no_idle = true; break;
-		case OPT_NORT: o->no_rt = true; break;
-		case OPT_SET:
-			if (o->nr_sets == CONFIG_MAX_ITEMS) {
-				pr_warn("start: more than %d --set options\n", CONFIG_MAX_ITEMS);
-				return -EINVAL;
-			}
-			o->sets[o->nr_sets++] = optarg;
-			break;
-		case OPT_CONFIG:
-			if (!*optarg) {
-				pr_warn("start: --config needs a file name\n");
-				return -EINVAL;
-			}
-			o->config_path = optarg;
-			break;
-		case OPT_PROFILE:
-			if (!cfg_profile_find(optarg)) {
-				pr_warn("start: --profile '%.64s': expected powersave, balanced or performance\n",
-					optarg);
-				return -EINVAL;
-			}
-			o->profile = optarg;
-			break;
-		case OPT_BTF: o->btf_path = optarg; break;
-		case OPT_REPORT: o->report_path = optarg; break;
-		case OPT_PARTIAL: o->scx_partial = true; break;
-		case OPT_RESTART: o->restart = true; break;
-		case OPT_TEST_ERR:
-			if (parse_seconds(optarg, &o->test_scx_error_after)) {
-				pr_warn("start: --test-scx-error-after '%s': expected seconds > 0\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': start_usage(stdout); return 1;
-		case ':':
-			pr_warn("start: option '%s' needs a value (try 'govloader start --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		default:
-			pr_warn("start: unknown option '%s' (try 'govloader start --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("start: unexpected argument '%s' (try 'govloader start --help')\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------ origins */
 
@@ -241,8 +85,7 @@ static int kv_index(const char *kv)
 	return tunable_index(key);
 }
 
-/* Set @kv into @gc and record @origin. */
-static int gc_set(struct gov_config *gc, const char *kv, enum cfg_origin origin,
+int cfg_set_kv(struct gov_config *gc, const char *kv, enum cfg_origin origin,
 		  char *msg, size_t len)
 {
 	int err = tunable_set_kv(&gc->cfg, kv, msg, len), i;
@@ -307,7 +150,7 @@ int cfg_profile_apply(struct gov_config *gc, const char *name, char *msg, size_t
 		return -ENOENT;
 	}
 	for (i = 0; p->kv[i]; i++) {
-		err = gc_set(gc, p->kv[i], ORIGIN_PROFILE, msg, len);
+		err = cfg_set_kv(gc, p->kv[i], ORIGIN_PROFILE, msg, len);
 		if (err)
 			return err;
 	}
@@ -576,14 +419,14 @@ int cfg_build(struct gov_config *gc, const struct start_opts *o,
 		goto out;
 	}
 	for (i = 0; i < (size_t)file->nr; i++) {
-		err = gc_set(gc, file->items[i].kv, ORIGIN_FILE, why, sizeof(why));
+		err = cfg_set_kv(gc, file->items[i].kv, ORIGIN_FILE, why, sizeof(why));
 		if (err) {
 			snprintf(msg, msglen, "%s:%d: %s", path, file->items[i].line, why);
 			goto out;
 		}
 	}
 	for (i = 0; i < (size_t)o->nr_sets; i++) {
-		err = gc_set(gc, o->sets[i], ORIGIN_SET, why, sizeof(why));
+		err = cfg_set_kv(gc, o->sets[i], ORIGIN_SET, why, sizeof(why));
 		if (err) {
 			snprintf(msg, msglen, "--set %s", why);
 			goto out;
@@ -685,111 +528,4 @@ void cfg_origins_remove(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE);
 	unlink(path);
-}
-
-/* ----------------------------------------------------------------- set */
-
-static const char set_usage[] =
-"Usage: govloader set KEY=VALUE [KEY=VALUE ...] [--pin-root DIR]\n"
-"Change tunables of the running instance through its pinned 'tunables'\n"
-"map; the BPF programs use them at their next event. Every pair is\n"
-"validated first (same ranges as --set); on any error nothing changes.\n"
-"'govloader status' shows the new values with origin 'set'. nr_states\n"
-"describes the machine and cannot be set at run time.\n"
-"Exit: 0 ok, 1 error, 2 bad input, 3 not running.\n";
-
-int do_set(int argc, char **argv)
-{
-	struct cli_opts co = {};
-	const char *pin_root;
-	struct bpfgov_config scratch, old;
-	struct gov_config gc = {};
-	char msg[512];
-	__u32 zero = 0;
-	int i, n, fd = -1, dfd = -1, ret = 1, err;
-	size_t k;
-
-	err = cli_parse("set", set_usage, argc, argv, "pin-root ARGS", &co);
-	if (err)
-		return err > 0 ? 0 : EXIT_USAGE;
-	pin_root = co.pin_root;
-	optind = co.argi;
-	n = argc - optind;
-	if (n <= 0) {
-		pr_warn("set: expected KEY=VALUE (try 'govloader set --help')\n");
-		return EXIT_USAGE;
-	}
-	if (geteuid() != 0) {
-		pr_warn("set needs root (CAP_BPF, CAP_SYS_ADMIN)\n");
-		return 1;
-	}
-	/* Validate everything before looking at the running instance. */
-	bpfgov_config_defaults(&scratch);
-	for (i = optind; i < argc; i++) {
-		if (!strncmp(argv[i], "nr_states=", 10)) {
-			pr_warn("set: nr_states describes the machine's idle states and cannot be changed at run time\n");
-			return EXIT_USAGE;
-		}
-		if (tunable_set_kv(&scratch, argv[i], msg, sizeof(msg))) {
-			pr_warn("set: %s\n", msg);
-			return EXIT_USAGE;
-		}
-	}
-	if (!gov_lock_owner()) {
-		pr_warn("bpfgov is not running; use 'govloader start --set %s'\n", argv[optind]);
-		return EXIT_NOT_RUNNING;
-	}
-	/* One `set` at a time: the origins file is read-modify-written. */
-	dfd = open(gov_run_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (dfd < 0 || flock(dfd, LOCK_EX)) {
-		pr_warn("set: cannot lock %s: %s\n", gov_run_dir(), strerror(errno));
-		goto out;
-	}
-	fd = pins_open_map(pin_root, "tunables");
-	if (fd < 0) {
-		pr_warn("set: cannot open %s/tunables: %s\n", pin_root, strerror(-fd));
-		goto out;
-	}
-	if (bpf_map_lookup_elem(fd, &zero, &gc.cfg)) {
-		pr_warn("set: cannot read %s/tunables: %s\n", pin_root, strerror(errno));
-		goto out;
-	}
-	old = gc.cfg;
-	err = cfg_origins_read(gov_run_dir(), &gc);
-	if (err)
-		pr_debug("set: no origins file (%s); starting a new one\n", strerror(-err));
-	for (i = optind; i < argc; i++) {
-		if (gc_set(&gc, argv[i], ORIGIN_SET, msg, sizeof(msg))) {
-			pr_warn("set: %s\n", msg);	/* validated above: not reached */
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (tunable_check(&gc.cfg, msg, sizeof(msg))) {
-		pr_warn("set: %s\n", msg);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (bpf_map_update_elem(fd, &zero, &gc.cfg, BPF_EXIST)) {
-		pr_warn("set: cannot write %s/tunables: %s\n", pin_root, strerror(errno));
-		goto out;
-	}
-	for (k = 0; k < tunable_count; k++) {
-		__u32 a = tunable_get(&old, &tunable_table[k]);
-		__u32 b = tunable_get(&gc.cfg, &tunable_table[k]);
-
-		if (a != b)
-			pr_info("%s: %u -> %u\n", tunable_table[k].name, a, b);
-	}
-	err = cfg_origins_write(gov_run_dir(), &gc);
-	if (err)
-		pr_warn("set: applied, but cannot record origins in %s: %s\n", gov_run_dir(),
-			strerror(-err));
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (dfd >= 0)
-		close(dfd);	/* drops the flock */
-	return ret;
 }

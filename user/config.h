@@ -54,6 +54,7 @@ struct start_opts {
 	int nr_sets;
 };
 
+/* start.c */
 void start_usage(FILE *f);
 /* Parse `start`'s arguments (argv[0] is "start"). No side effects beyond
  * @o, getopt's state and the log level (-v/-q). Returns 0, 1 after --help
@@ -84,6 +85,10 @@ struct gov_config {
 	char profile[CONFIG_PROFILE_LEN];
 	char file[4096];		/* config file read, "" when none */
 };
+
+/* Set "key=value" @kv into @gc and record @origin. 0 or -errno with @msg. */
+int cfg_set_kv(struct gov_config *gc, const char *kv, enum cfg_origin origin,
+	       char *msg, size_t len);
 
 /* --------------------------------------------------------- profiles */
 
@@ -146,7 +151,7 @@ int cfg_origins_write(const char *dir, const struct gov_config *gc);
 int cfg_origins_read(const char *dir, struct gov_config *gc);
 void cfg_origins_remove(const char *dir);
 
-/* `govloader set KEY=VALUE [...] [--pin-root DIR]`. */
+/* `govloader set KEY=VALUE [...] [--pin-root DIR]` (set.c). */
 int do_set(int argc, char **argv);
 
 #endif /* __BPFGOV_CONFIG_H */

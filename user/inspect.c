@@ -21,6 +21,7 @@
 #include "common.h"
 #include "config.h"
 #include "gov.h"
+#include "json_writer.h"
 #include "log.h"
 #include "cli.h"
 #include "tap.h"
@@ -162,75 +163,97 @@ static const char status_usage[] =
 "Whether bpfgov runs, its mode, per-CPU util / floor / idle pick, actuator\n"
 "state, drops and the effective tunables. Exit 3 if it does not run.\n";
 
-/* A JSON string (escaping quotes, backslashes, control bytes) or null. */
-static void json_str_or_null(const char *v)
+/* A JSON string, or null for an empty one. */
+static void json_str_or_null(json_writer_t *w, const char *name, const char *v)
 {
-	if (!v || !*v) {
-		printf("null");
-		return;
-	}
-	putchar('"');
-	for (; *v; v++) {
-		if (*v == '"' || *v == '\\')
-			printf("\\%c", *v);
-		else if ((unsigned char)*v < 0x20)
-			printf("\\u%04x", (unsigned char)*v);
-		else
-			putchar(*v);
-	}
-	putchar('"');
+	jsonw_name(w, name);
+	if (v && *v)
+		jsonw_string(w, v);
+	else
+		jsonw_null(w);
 }
 
 static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 			const struct gov_config *gc)
 {
 	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	json_writer_t *w = jsonw_new(stdout);
 	size_t i;
 	int cpu, k;
 
+	if (!w)
+		return;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		ev_drops += s->cpus[cpu].rb_drops;
 		tap_drops += s->cpus[cpu].tap_drops;
 	}
-	printf("{\"running\":true,\"pid\":%d,\"mode\":\"%s\",\"uptime_s\":%.1f,"
-	       "\"tap_reader_pid\":%u,\"drops\":{\"events\":%llu,\"tap\":%llu},\"actuator\":%s,\"cpus\":[",
-	       (int)owner, mode_name(s->ctl.mode), up / 1e9, s->ctl.tap_owner_pid,
-	       (unsigned long long)ev_drops, (unsigned long long)tap_drops, act ? act : "null");
+	jsonw_start_object(w);
+	jsonw_bool_field(w, "running", true);
+	jsonw_int_field(w, "pid", owner);
+	jsonw_string_field(w, "mode", mode_name(s->ctl.mode));
+	jsonw_float_field_fmt(w, "uptime_s", "%.1f", up / 1e9);
+	jsonw_uint_field(w, "tap_reader_pid", s->ctl.tap_owner_pid);
+	jsonw_name(w, "drops");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "events", ev_drops);
+	jsonw_uint_field(w, "tap", tap_drops);
+	jsonw_end_object(w);
+	/* the status file 'start' writes through this same writer */
+	jsonw_name(w, "actuator");
+	jsonw_raw(w, act);
+	jsonw_name(w, "cpus");
+	jsonw_start_array(w);
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		const struct bpfgov_cpu_state *c = &s->cpus[cpu];
 
-		printf("%s{\"cpu\":%d,\"util\":%u,\"target\":%u,\"floor\":%u,\"floor_reason\":\"%s\","
-		       "\"hold_floor\":%u,\"idle_pick\":%u,\"pick_reason\":\"%s\",\"busy\":%u,"
-		       "\"expected_idle_us\":%.1f,\"qos_limit_us\":%u,\"wake_cost_us\":[",
-		       cpu ? "," : "", cpu, c->util, c->target, c->floor,
-		       ev_reason_name(c->floor_reason), c->hold_floor, c->idle_pick,
-		       ev_reason_name(c->pick_reason), c->busy, c->expected_idle_ns / 1000.0,
-		       c->qos_limit_us);
+		jsonw_start_object(w);
+		jsonw_int_field(w, "cpu", cpu);
+		jsonw_uint_field(w, "util", c->util);
+		jsonw_uint_field(w, "target", c->target);
+		jsonw_uint_field(w, "floor", c->floor);
+		jsonw_string_field(w, "floor_reason", ev_reason_name(c->floor_reason));
+		jsonw_uint_field(w, "hold_floor", c->hold_floor);
+		jsonw_uint_field(w, "idle_pick", c->idle_pick);
+		jsonw_string_field(w, "pick_reason", ev_reason_name(c->pick_reason));
+		jsonw_uint_field(w, "busy", c->busy);
+		jsonw_float_field_fmt(w, "expected_idle_us", "%.1f", c->expected_idle_ns / 1000.0);
+		jsonw_uint_field(w, "qos_limit_us", c->qos_limit_us);
+		jsonw_name(w, "wake_cost_us");
+		jsonw_start_array(w);
 		for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++)
-			printf("%s%.1f", k ? "," : "", c->wake_cost_ns[k] / 1000.0);
-		printf("],\"switches\":%llu,\"idle_entries\":%llu,\"floor_changes\":%llu,"
-		       "\"pick_changes\":%llu,\"too_deep\":%llu,\"too_shallow\":%llu,\"gap_holds\":%llu,"
-		       "\"long_polls\":%llu,\"busy_ms\":%.1f,\"idle_ms\":%.1f,\"poll_ms\":%.1f}",
-		       (unsigned long long)c->nr_switches, (unsigned long long)c->nr_idle,
-		       (unsigned long long)c->nr_floor_changes, (unsigned long long)c->nr_pick_changes,
-		       (unsigned long long)c->nr_too_deep, (unsigned long long)c->nr_too_shallow,
-		       (unsigned long long)c->nr_gap_holds, (unsigned long long)c->nr_long_polls,
-		       c->busy_ns / 1e6, c->idle_ns / 1e6, c->poll_ns / 1e6);
+			jsonw_float_fmt(w, "%.1f", c->wake_cost_ns[k] / 1000.0);
+		jsonw_end_array(w);
+		jsonw_uint_field(w, "switches", c->nr_switches);
+		jsonw_uint_field(w, "idle_entries", c->nr_idle);
+		jsonw_uint_field(w, "floor_changes", c->nr_floor_changes);
+		jsonw_uint_field(w, "pick_changes", c->nr_pick_changes);
+		jsonw_uint_field(w, "too_deep", c->nr_too_deep);
+		jsonw_uint_field(w, "too_shallow", c->nr_too_shallow);
+		jsonw_uint_field(w, "gap_holds", c->nr_gap_holds);
+		jsonw_uint_field(w, "long_polls", c->nr_long_polls);
+		jsonw_float_field_fmt(w, "busy_ms", "%.1f", c->busy_ns / 1e6);
+		jsonw_float_field_fmt(w, "idle_ms", "%.1f", c->idle_ns / 1e6);
+		jsonw_float_field_fmt(w, "poll_ms", "%.1f", c->poll_ns / 1e6);
+		jsonw_end_object(w);
 	}
-	printf("],\"tunables\":{");
+	jsonw_end_array(w);
+	jsonw_name(w, "tunables");
+	jsonw_start_object(w);
 	for (i = 0; i < tunable_count; i++)
-		printf("%s\"%s\":%u", i ? "," : "", tunable_table[i].name,
-		       tunable_get(&s->cfg, &tunable_table[i]));
+		jsonw_uint_field(w, tunable_table[i].name, tunable_get(&s->cfg, &tunable_table[i]));
+	jsonw_end_object(w);
 	/* config.h: where each value came from (start/set record it) */
-	printf("},\"profile\":");
-	json_str_or_null(gc->profile);
-	printf(",\"config_file\":");
-	json_str_or_null(gc->file);
-	printf(",\"tunable_origins\":{");
+	json_str_or_null(w, "profile", gc->profile);
+	json_str_or_null(w, "config_file", gc->file);
+	jsonw_name(w, "tunable_origins");
+	jsonw_start_object(w);
 	for (i = 0; i < tunable_count; i++)
-		printf("%s\"%s\":\"%s\"", i ? "," : "", tunable_table[i].name,
-		       cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i] : ORIGIN_DEFAULT));
-	printf("}}\n");
+		jsonw_string_field(w, tunable_table[i].name,
+				   cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i]
+						   : ORIGIN_DEFAULT));
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
 }
 
 static void status_text(const struct snapshot *s, pid_t owner, const char *act,
@@ -284,8 +307,16 @@ int do_status(int argc, char **argv)
 		return err > 0 ? 0 : EXIT_USAGE;
 	err = check_running(o.pin_root, &owner);
 	if (err) {
-		if (o.json && err == EXIT_NOT_RUNNING)
-			printf("{\"running\":false}\n");
+		if (o.json && err == EXIT_NOT_RUNNING) {
+			json_writer_t *w = jsonw_new(stdout);
+
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_bool_field(w, "running", false);
+				jsonw_end_object(w);
+				jsonw_destroy(&w);
+			}
+		}
 		return err;
 	}
 	err = snapshot_read(o.pin_root, &s);
@@ -321,16 +352,30 @@ struct tail_ctx {
 
 void print_event(FILE *f, const struct bpfgov_event *e, int json)
 {
-	if (json)
-		fprintf(f, "{\"ts_ns\":%llu,\"cpu\":%u,\"kind\":\"%s\",\"reason\":\"%s\",\"util\":%u,"
-			"\"floor\":%u,\"idle_pick\":%u,\"dur_ns\":%llu,\"arg0\":%u,\"seq\":%u}\n",
-			(unsigned long long)e->ts_ns, e->cpu, ev_kind_name(e->kind),
-			ev_reason_name(e->reason), e->util, e->floor, e->idle_pick,
-			(unsigned long long)e->dur_ns, e->arg0, e->seq);
-	else
+	json_writer_t *w;
+
+	if (!json) {
 		fprintf(f, "%14.6f cpu%-3u %-9s %-10s util %4u floor %4u pick %u dur %.1fus\n",
 			e->ts_ns / 1e9, e->cpu, ev_kind_name(e->kind), ev_reason_name(e->reason),
 			e->util, e->floor, e->idle_pick, e->dur_ns / 1000.0);
+		return;
+	}
+	w = jsonw_new(f);
+	if (!w)
+		return;
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "ts_ns", e->ts_ns);
+	jsonw_uint_field(w, "cpu", e->cpu);
+	jsonw_string_field(w, "kind", ev_kind_name(e->kind));
+	jsonw_string_field(w, "reason", ev_reason_name(e->reason));
+	jsonw_uint_field(w, "util", e->util);
+	jsonw_uint_field(w, "floor", e->floor);
+	jsonw_uint_field(w, "idle_pick", e->idle_pick);
+	jsonw_uint_field(w, "dur_ns", e->dur_ns);
+	jsonw_uint_field(w, "arg0", e->arg0);
+	jsonw_uint_field(w, "seq", e->seq);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
 }
 
 static int on_tail(void *ctx, void *data, size_t size)

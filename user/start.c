@@ -32,6 +32,7 @@
 #include "config.h"
 #include "gov.h"
 #include "journal.h"
+#include "json_writer.h"
 #include "log.h"
 #include "scx.h"
 #include "tunables.h"
@@ -65,6 +66,163 @@ struct gov {
 	__u64 lat_max;
 	int scx_restarts;
 };
+
+/* ------------------------------------------------------ start's options */
+
+void start_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: govloader start [OPTIONS]\n"
+"Load bpfgov, apply its floor and idle decisions, print a summary every second.\n"
+"Stops on SIGINT/SIGTERM, 'govloader stop' or --duration, restoring every knob.\n\n"
+"  --mode auto|trace|scx   scx where the kernel has sched_ext, else trace (auto)\n"
+"  --dry-run               write nothing; log what would be written\n"
+"  --duration S            stop after S seconds\n"
+"  --pin-root DIR          where maps are pinned (%s)\n"
+"  --msr-root DIR          MSR devices <DIR>/<cpu>/msr (%s); regular files\n"
+"                          are stand-ins with MSR X at offset 8*X\n"
+"  --sysfs-root DIR        sysfs for cpufreq/cpuidle/PM QoS knobs (%s)\n"
+"  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
+"  --no-floor, --no-idle   do not apply floors / idle picks\n"
+"  --no-rt                 keep the event loop at normal priority (default:\n"
+"                          SCHED_FIFO 1, so a busy CPU does not delay actuation)\n"
+"  --config FILE           key = value tunables (%s when it exists)\n"
+"  --profile NAME          powersave|balanced|performance (%s)\n"
+"  --set KEY=VALUE         set a tunable (repeatable); beats profile and file\n"
+"  --btf FILE              kernel BTF for CO-RE (/sys/kernel/btf/vmlinux)\n"
+"  --report FILE           write the final actuation report (JSON) at exit\n"
+"  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
+"  --restart               scx mode: reload after the kernel ejects the scheduler\n"
+"  -v, -q                  more / less output\n",
+		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT,
+		DEFAULT_CONFIG_FILE, DEFAULT_PROFILE);
+}
+
+enum {
+	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
+	OPT_NOFLOOR, OPT_NOIDLE, OPT_NORT, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
+	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE,
+};
+
+int start_parse_args(int argc, char **argv, struct start_opts *o)
+{
+	static const struct option lo[] = {
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "duration", required_argument, NULL, OPT_DUR },
+		{ "pin-root", required_argument, NULL, OPT_PIN },
+		{ "msr-root", required_argument, NULL, OPT_MSR },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
+		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
+		{ "no-rt", no_argument, NULL, OPT_NORT },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "scx-partial", no_argument, NULL, OPT_PARTIAL },
+		{ "restart", no_argument, NULL, OPT_RESTART },
+		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->pin_root = DEFAULT_PIN_ROOT;
+	o->msr_root = DEFAULT_MSR_ROOT;
+	o->sysfs_root = DEFAULT_SYSFS_ROOT;
+	opterr = 0;
+	optind = 0;	/* full re-initialisation of getopt (glibc) */
+	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case OPT_MODE:
+			if (!strcmp(optarg, "auto"))
+				o->mode = BPFGOV_MODE_NONE;
+			else if (!strcmp(optarg, "trace"))
+				o->mode = BPFGOV_MODE_TRACE;
+			else if (!strcmp(optarg, "scx"))
+				o->mode = BPFGOV_MODE_SCX;
+			else {
+				pr_warn("start: --mode '%s': expected auto, trace or scx\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_DRY: o->dry_run = true; break;
+		case OPT_DUR:
+			if (parse_seconds(optarg, &o->duration)) {
+				pr_warn("start: --duration '%s': expected seconds > 0\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_PIN: o->pin_root = optarg; break;
+		case OPT_MSR: o->msr_root = optarg; break;
+		case OPT_SYSFS: o->sysfs_root = optarg; break;
+		case OPT_BACKEND:
+			if (act_backend_parse(optarg, &o->backend)) {
+				pr_warn("start: --backend '%s': expected auto, intel-hwp, amd-cppc, cpufreq or none\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_NOFLOOR: o->no_floor = true; break;
+		case OPT_NOIDLE: o->no_idle = true; break;
+		case OPT_NORT: o->no_rt = true; break;
+		case OPT_SET:
+			if (o->nr_sets == CONFIG_MAX_ITEMS) {
+				pr_warn("start: more than %d --set options\n", CONFIG_MAX_ITEMS);
+				return -EINVAL;
+			}
+			o->sets[o->nr_sets++] = optarg;
+			break;
+		case OPT_CONFIG:
+			if (!*optarg) {
+				pr_warn("start: --config needs a file name\n");
+				return -EINVAL;
+			}
+			o->config_path = optarg;
+			break;
+		case OPT_PROFILE:
+			if (!cfg_profile_find(optarg)) {
+				pr_warn("start: --profile '%.64s': expected powersave, balanced or performance\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->profile = optarg;
+			break;
+		case OPT_BTF: o->btf_path = optarg; break;
+		case OPT_REPORT: o->report_path = optarg; break;
+		case OPT_PARTIAL: o->scx_partial = true; break;
+		case OPT_RESTART: o->restart = true; break;
+		case OPT_TEST_ERR:
+			if (parse_seconds(optarg, &o->test_scx_error_after)) {
+				pr_warn("start: --test-scx-error-after '%s': expected seconds > 0\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'v': log_level = LOG_DEBUG; break;
+		case 'q': log_level = LOG_WARN; break;
+		case 'h': start_usage(stdout); return 1;
+		case ':':
+			pr_warn("start: option '%s' needs a value (try 'govloader start --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			pr_warn("start: unknown option '%s' (try 'govloader start --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		pr_warn("start: unexpected argument '%s' (try 'govloader start --help')\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static volatile sig_atomic_t exiting;
 
@@ -269,39 +427,57 @@ static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
 /* Actuator and counters as JSON: the status file and --report. */
 static void write_status_json(const struct gov *g, FILE *f)
 {
+	json_writer_t *w = jsonw_new(f);
 	struct act_cpu_info ai;
 	double p50, p99;
 	int cpu;
 
+	if (!w)
+		return;
 	lat_pcts(g, &p50, &p99);
-	fprintf(f, "{\"pid\":%d,\"mode\":\"%s\",\"backend\":\"%s\",\"dry_run\":%s,"
-		"\"floor_applied\":%s,\"idle_applied\":%s,\"idle_driver\":\"%s\",",
-		(int)getpid(), mode_name(g->mode), act_backend_name(act_backend(g->act)),
-		g->o->dry_run ? "true" : "false", g->o->no_floor ? "false" : "true",
-		g->o->no_idle ? "false" : "true", g->idle_driver);
-	fprintf(f, "\"missing\":");
-	if (act_missing(g->act))
-		fprintf(f, "\"%s\",", act_missing(g->act));
-	else
-		fprintf(f, "null,");
-	fprintf(f, "\"decisions\":%llu,\"floor_decisions\":%llu,\"pick_decisions\":%llu,"
-		"\"actuation_errors\":%llu,\"seq_gaps\":%llu,\"scx_restarts\":%d,"
-		"\"latency_us\":{\"samples\":%llu,\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"cpus\":[",
-		(unsigned long long)g->decisions, (unsigned long long)g->floor_dec,
-		(unsigned long long)g->pick_dec, (unsigned long long)g->act_errors,
-		(unsigned long long)g->seq_gaps, g->scx_restarts,
-		(unsigned long long)g->nr_lat, p50, p99, g->lat_max / 1000.0);
+	jsonw_start_object(w);
+	jsonw_int_field(w, "pid", getpid());
+	jsonw_string_field(w, "mode", mode_name(g->mode));
+	jsonw_string_field(w, "backend", act_backend_name(act_backend(g->act)));
+	jsonw_bool_field(w, "dry_run", g->o->dry_run);
+	jsonw_bool_field(w, "floor_applied", !g->o->no_floor);
+	jsonw_bool_field(w, "idle_applied", !g->o->no_idle);
+	jsonw_string_field(w, "idle_driver", g->idle_driver);
+	jsonw_string_field(w, "missing", act_missing(g->act));	/* NULL: null */
+	jsonw_uint_field(w, "decisions", g->decisions);
+	jsonw_uint_field(w, "floor_decisions", g->floor_dec);
+	jsonw_uint_field(w, "pick_decisions", g->pick_dec);
+	jsonw_uint_field(w, "actuation_errors", g->act_errors);
+	jsonw_uint_field(w, "seq_gaps", g->seq_gaps);
+	jsonw_int_field(w, "scx_restarts", g->scx_restarts);
+	jsonw_name(w, "latency_us");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "samples", g->nr_lat);
+	jsonw_float_field_fmt(w, "p50", "%.1f", p50);
+	jsonw_float_field_fmt(w, "p99", "%.1f", p99);
+	jsonw_float_field_fmt(w, "max", "%.1f", g->lat_max / 1000.0);
+	jsonw_end_object(w);
+	jsonw_name(w, "cpus");
+	jsonw_start_array(w);
 	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		memset(&ai, 0, sizeof(ai));
 		act_cpu_info(g->act, cpu, &ai);
-		fprintf(f, "%s{\"cpu\":%d,\"online\":%s,\"hw_min\":%u,\"hw_lowest\":%u,"
-			"\"hw_highest\":%u,\"last_floor\":%u,\"last_pick\":%u,\"writes\":%llu,"
-			"\"reasserts\":%llu,\"errors\":%llu}",
-			cpu ? "," : "", cpu, ai.online ? "true" : "false", ai.hw_min, ai.hw_lowest,
-			ai.hw_highest, ai.last_floor, ai.last_pick, (unsigned long long)ai.writes,
-			(unsigned long long)ai.reasserts, (unsigned long long)ai.errors);
+		jsonw_start_object(w);
+		jsonw_int_field(w, "cpu", cpu);
+		jsonw_bool_field(w, "online", ai.online);
+		jsonw_uint_field(w, "hw_min", ai.hw_min);
+		jsonw_uint_field(w, "hw_lowest", ai.hw_lowest);
+		jsonw_uint_field(w, "hw_highest", ai.hw_highest);
+		jsonw_uint_field(w, "last_floor", ai.last_floor);
+		jsonw_uint_field(w, "last_pick", ai.last_pick);
+		jsonw_uint_field(w, "writes", ai.writes);
+		jsonw_uint_field(w, "reasserts", ai.reasserts);
+		jsonw_uint_field(w, "errors", ai.errors);
+		jsonw_end_object(w);
 	}
-	fprintf(f, "]}\n");
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
 }
 
 static int write_json_file(const struct gov *g, const char *path)

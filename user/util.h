@@ -61,6 +61,8 @@ int write_exact(const char *path, const char *buf, size_t len);
 
 /* --- files --- */
 bool path_exists(const char *path);
+/* Make a directory's entries durable (after create/rename/unlink). */
+void fsync_dir(const char *dir);
 
 /* --- time --- */
 __u64 mono_ns(void);	/* CLOCK_MONOTONIC in ns */

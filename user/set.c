@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `govloader set`: change tunables of the running instance. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "bpfgov.h"
+#include "bpfgov_tunables.h"
+#include "cli.h"
+#include "common.h"
+#include "config.h"
+#include "log.h"
+#include "tunables.h"
+
+static const char set_usage[] =
+"Usage: govloader set KEY=VALUE [KEY=VALUE ...] [--pin-root DIR]\n"
+"Change tunables of the running instance through its pinned 'tunables'\n"
+"map; the BPF programs use them at their next event. Every pair is\n"
+"validated first (same ranges as --set); on any error nothing changes.\n"
+"'govloader status' shows the new values with origin 'set'. nr_states\n"
+"describes the machine and cannot be set at run time.\n"
+"Exit: 0 ok, 1 error, 2 bad input, 3 not running.\n";
+
+int do_set(int argc, char **argv)
+{
+	struct cli_opts co = {};
+	const char *pin_root;
+	struct bpfgov_config scratch, old;
+	struct gov_config gc = {};
+	char msg[512];
+	__u32 zero = 0;
+	int i, n, fd = -1, dfd = -1, ret = 1, err;
+	size_t k;
+
+	err = cli_parse("set", set_usage, argc, argv, "pin-root ARGS", &co);
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	pin_root = co.pin_root;
+	optind = co.argi;
+	n = argc - optind;
+	if (n <= 0) {
+		pr_warn("set: expected KEY=VALUE (try 'govloader set --help')\n");
+		return EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		pr_warn("set needs root (CAP_BPF, CAP_SYS_ADMIN)\n");
+		return 1;
+	}
+	/* Validate everything before looking at the running instance. */
+	bpfgov_config_defaults(&scratch);
+	for (i = optind; i < argc; i++) {
+		if (!strncmp(argv[i], "nr_states=", 10)) {
+			pr_warn("set: nr_states describes the machine's idle states and cannot be changed at run time\n");
+			return EXIT_USAGE;
+		}
+		if (tunable_set_kv(&scratch, argv[i], msg, sizeof(msg))) {
+			pr_warn("set: %s\n", msg);
+			return EXIT_USAGE;
+		}
+	}
+	if (!gov_lock_owner()) {
+		pr_warn("bpfgov is not running; use 'govloader start --set %s'\n", argv[optind]);
+		return EXIT_NOT_RUNNING;
+	}
+	/* One `set` at a time: the origins file is read-modify-written. */
+	dfd = open(gov_run_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0 || flock(dfd, LOCK_EX)) {
+		pr_warn("set: cannot lock %s: %s\n", gov_run_dir(), strerror(errno));
+		goto out;
+	}
+	fd = pins_open_map(pin_root, "tunables");
+	if (fd < 0) {
+		pr_warn("set: cannot open %s/tunables: %s\n", pin_root, strerror(-fd));
+		goto out;
+	}
+	if (bpf_map_lookup_elem(fd, &zero, &gc.cfg)) {
+		pr_warn("set: cannot read %s/tunables: %s\n", pin_root, strerror(errno));
+		goto out;
+	}
+	old = gc.cfg;
+	err = cfg_origins_read(gov_run_dir(), &gc);
+	if (err)
+		pr_debug("set: no origins file (%s); starting a new one\n", strerror(-err));
+	for (i = optind; i < argc; i++) {
+		if (cfg_set_kv(&gc, argv[i], ORIGIN_SET, msg, sizeof(msg))) {
+			pr_warn("set: %s\n", msg);	/* validated above: not reached */
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (tunable_check(&gc.cfg, msg, sizeof(msg))) {
+		pr_warn("set: %s\n", msg);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (bpf_map_update_elem(fd, &zero, &gc.cfg, BPF_EXIST)) {
+		pr_warn("set: cannot write %s/tunables: %s\n", pin_root, strerror(errno));
+		goto out;
+	}
+	for (k = 0; k < tunable_count; k++) {
+		__u32 a = tunable_get(&old, &tunable_table[k]);
+		__u32 b = tunable_get(&gc.cfg, &tunable_table[k]);
+
+		if (a != b)
+			pr_info("%s: %u -> %u\n", tunable_table[k].name, a, b);
+	}
+	err = cfg_origins_write(gov_run_dir(), &gc);
+	if (err)
+		pr_warn("set: applied, but cannot record origins in %s: %s\n", gov_run_dir(),
+			strerror(-err));
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);	/* drops the flock */
+	return ret;
+}
