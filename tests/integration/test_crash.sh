@@ -80,6 +80,9 @@ check "changed after kill -9" changed
 # The new instance writes nothing itself (--no-floor --no-idle), so the
 # stand-ins show what its journal restore did while it runs.
 check "a second start comes up over the stale journal" gov_start "${START[@]}" --no-floor --no-idle --duration 3
+# The stale pins answer `status` before the new instance has replaced them:
+# wait for its restore line rather than for the pins.
+wait_for 10 grep -q "left changed by a dead instance" "$GOV_LOG"
 n=$(grep -c "left changed by a dead instance" "$GOV_LOG")
 is "it says so in one line" "$n" 1
 check "exact original bytes are back while the new start runs" same_as_orig
