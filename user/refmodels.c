@@ -17,6 +17,7 @@
 #define TEO_PULSE		1024u
 #define TEO_DECAY_SHIFT		3
 #define POLL_MIN_NS		10000ull	/* CPUIDLE_POLL_MIN */
+#define REF_LATENCY_THRESHOLD_NS (REF_RESIDENCY_THRESHOLD_NS / 2)	/* teo.c */
 #define PELT_PERIOD_NS		1024000.0	/* one PELT period, 1024 us */
 #define PELT_HALFLIFE		32.0		/* y^32 = 0.5 */
 #define UTIL_EST_MARGIN		(1024.0 / 100)
@@ -35,23 +36,33 @@ void ref_states_from(struct ref_states *rs, const struct bpfgov_config *c, __u64
 	rs->tick_ns = tick_ns ? tick_ns : REF_TICK_NS_DEFAULT;
 }
 
-/* cpuidle_poll_time(): poll up to the target residency of the first
- * non-polling state that has one of at least 10 us (capped at TICK/16),
- * else for a whole tick. */
+/* cpuidle_poll_time() (drivers/cpuidle/cpuidle.c): poll up to the target
+ * residency of the first enabled non-polling state that has one of at
+ * least CPUIDLE_POLL_MIN (10 us), capped at CPUIDLE_POLL_MAX = TICK_NSEC/16;
+ * with no such state, CPUIDLE_POLL_MAX. */
 __u64 ref_poll_time(const struct ref_states *st)
 {
+	__u64 max = st->tick_ns / 16;
+
 	for (__u32 i = 1; i < st->n; i++) {
-		if (st->res_ns[i] < POLL_MIN_NS)
+		if (st->disabled[i] || st->res_ns[i] < POLL_MIN_NS)
 			continue;
-		return st->res_ns[i] < st->tick_ns / 16 ? st->res_ns[i] : st->tick_ns / 16;
+		return st->res_ns[i] < max ? st->res_ns[i] : max;
 	}
-	return st->tick_ns;
+	return max;
 }
 
+/* poll_idle() (drivers/cpuidle/poll_state.c) polls for
+ * cpuidle_poll_time(), which returns dev->poll_limit_ns when set and
+ * otherwise computes it and caches it there: under haltpoll that cache is
+ * the governor's window, so a poll forced on a closed window opens it. */
 __u64 ref_idle_poll_limit(struct ref_idle *m)
 {
-	if (m->kind == REF_HALTPOLL && m->poll_limit_ns)
+	if (m->kind == REF_HALTPOLL) {
+		if (!m->poll_limit_ns)
+			m->poll_limit_ns = ref_poll_time(m->st);
 		return m->poll_limit_ns;
+	}
 	return ref_poll_time(m->st);
 }
 
@@ -64,6 +75,7 @@ void ref_idle_init(struct ref_idle *m, int kind, const struct ref_states *st,
 	m->kind = kind;
 	m->st = st;
 	m->last_state_idx = -1;
+	m->latency_req_ns = REF_NO_LATENCY_REQ;
 	switch (kind) {
 	case REF_MENU:
 		/* menu_enable_device(): unity correction factors */
@@ -80,11 +92,11 @@ void ref_idle_init(struct ref_idle *m, int kind, const struct ref_states *st,
 		if (first >= (int)st->n)
 			first = 0;
 		m->last_state_idx = first;
-		m->ladder.promotion_count = kind == REF_LADDER ? REF_LADDER_PROMOTION
-							       : REF_LADDER_BAL_COUNT;
-		m->ladder.demotion_count = kind == REF_LADDER ? REF_LADDER_DEMOTION
-							      : REF_LADDER_BAL_COUNT;
 		for (__u32 i = first; i < st->n; i++) {
+			m->ladder.st[i].promotion_count = kind == REF_LADDER ? REF_LADDER_PROMOTION
+									     : REF_LADDER_BAL_COUNT;
+			m->ladder.st[i].demotion_count = kind == REF_LADDER ? REF_LADDER_DEMOTION
+									    : REF_LADDER_BAL_COUNT;
 			if (i < st->n - 1)
 				m->ladder.st[i].promotion_ns = st->exit_ns[i];
 			if ((int)i > first)
@@ -206,11 +218,13 @@ static void menu_update(struct ref_idle *m)
 					: (__u32)(measured / REF_NSEC_PER_USEC));
 }
 
-/* menu_select() with no PM QoS limit and the tick not stopped. */
+/* menu_select() (drivers/cpuidle/governors/menu.c) with the tick not
+ * stopped. */
 static int menu_select(struct ref_idle *m, __u64 next_timer, __u64 delta_tick)
 {
 	const struct ref_states *st = m->st;
 	__u64 predicted, tick = st->tick_ns;
+	__s64 latency_req = m->latency_req_ns;
 	int idx = -1;
 
 	if (m->menu.needs_update) {
@@ -237,11 +251,17 @@ static int menu_select(struct ref_idle *m, __u64 next_timer, __u64 delta_tick)
 		delta_tick = tick / 2;
 		m->menu.bucket = REF_MENU_BUCKETS - 1;
 	}
-	if (st->n > 1 && m->menu.next_timer_ns < st->res_ns[1])
+	if (st->n <= 1 || latency_req == 0 ||
+	    ((m->menu.next_timer_ns < st->res_ns[1] || latency_req < (__s64)st->exit_ns[1]) &&
+	     !st->disabled[0]))
 		return 0;
 	for (__u32 i = 0; i < st->n; i++) {
+		if (st->disabled[i])
+			continue;
 		if (idx == -1)
 			idx = i;
+		if ((__s64)st->exit_ns[i] > latency_req)
+			break;
 		if (st->res_ns[i] <= predicted) {
 			idx = i;
 			continue;
@@ -264,6 +284,8 @@ static int menu_select(struct ref_idle *m, __u64 next_timer, __u64 delta_tick)
 		idx = 0;
 	if ((st->poll[idx] || predicted < tick) && idx > 0 && st->res_ns[idx] > delta_tick) {
 		for (int i = idx - 1; i >= 0; i--) {
+			if (st->disabled[i])
+				continue;
 			idx = i;
 			if (st->res_ns[i] <= delta_tick)
 				break;
@@ -328,9 +350,12 @@ static void teo_update(struct ref_idle *m)
 	}
 }
 
+/* teo_find_shallower_state() */
 static int teo_find_shallower(const struct ref_states *st, int idx, __s64 duration)
 {
 	for (int i = idx - 1; i >= 0; i--) {
+		if (st->disabled[i])
+			continue;
 		idx = i;
 		if ((__s64)st->res_ns[i] <= duration)
 			break;
@@ -338,20 +363,25 @@ static int teo_find_shallower(const struct ref_states *st, int idx, __s64 durati
 	return idx;
 }
 
-/* teo_select() with no PM QoS limit, all states enabled, tick running. */
-static int teo_select(struct ref_idle *m, __u64 next_timer, __u64 delta_tick)
+/* teo_select() (drivers/cpuidle/governors/teo.c) with the tick not
+ * stopped. */
+static int teo_select(struct ref_idle *m, __u64 next_timer, __u64 real_delta_tick)
 {
 	const struct ref_states *st = m->st;
 	__u32 idx_intercept_sum = 0, intercept_sum = 0, intercept_max = 0;
 	__u32 idx_hit_sum = 0, hit_sum = 0;
-	int intercept_max_idx = -1, idx0 = 0, idx = 0, constraint_idx;
-	__s64 duration, tick = (__s64)st->tick_ns;
+	int intercept_max_idx = -1, constraint_idx = 0, idx0 = 0, idx = -1;
+	__s64 duration, tick = (__s64)st->tick_ns, latency_req = m->latency_req_ns;
+	/* delta_tick is TICK_NSEC / 2 until the sleep length is looked up */
+	__u64 delta_tick = st->tick_ns / 2;
 
 	if (m->last_state_idx >= 0) {
 		teo_update(m);
 		m->last_state_idx = -1;
 	}
 	m->teo.sleep_length_ns = S64_MAX_;
+	if (!st->disabled[0])
+		idx = 0;
 	for (__u32 i = 1; i < st->n; i++) {
 		__u32 prev_int = m->teo.bins[i - 1].intercepts;
 
@@ -361,11 +391,18 @@ static int teo_select(struct ref_idle *m, __u64 next_timer, __u64 delta_tick)
 			intercept_max = prev_int;
 			intercept_max_idx = i - 1;
 		}
+		if (st->disabled[i])
+			continue;
+		if (idx < 0)
+			idx0 = i;
 		idx = i;
+		if ((__s64)st->exit_ns[i] <= latency_req)
+			constraint_idx = i;
 		idx_intercept_sum = intercept_sum;
 		idx_hit_sum = hit_sum;
 	}
-	constraint_idx = idx;
+	if (idx < 0)
+		return 0;
 	if (idx == idx0) {
 		duration = (__s64)st->res_ns[idx];
 		goto end;
@@ -374,6 +411,8 @@ static int teo_select(struct ref_idle *m, __u64 next_timer, __u64 delta_tick)
 		intercept_sum = 0;
 		for (int i = idx - 1; i >= idx0; i--) {
 			intercept_sum += m->teo.bins[i].intercepts;
+			if (st->disabled[i])
+				continue;
 			idx = i;
 			if (2 * intercept_sum > idx_intercept_sum && i <= intercept_max_idx)
 				break;
@@ -381,11 +420,14 @@ static int teo_select(struct ref_idle *m, __u64 next_timer, __u64 delta_tick)
 	}
 	if (idx > constraint_idx)
 		idx = constraint_idx;
-	/* Mostly short idles: skip the sleep length lookup. */
+	/* Mostly short idles (or a tight latency limit): skip the sleep
+	 * length lookup. */
 	if ((!idx || st->res_ns[idx] < REF_RESIDENCY_THRESHOLD_NS) &&
-	    2 * m->teo.short_idles >= m->teo.total)
+	    (2 * m->teo.short_idles >= m->teo.total ||
+	     latency_req < (__s64)REF_LATENCY_THRESHOLD_NS))
 		return idx;
 	duration = (__s64)(next_timer > (__u64)S64_MAX_ ? (__u64)S64_MAX_ : next_timer);
+	delta_tick = real_delta_tick;
 	m->teo.sleep_length_ns = duration;
 	if (!idx)
 		return idx;
@@ -403,47 +445,68 @@ end:
 
 /* -------------------------------------------------------------- ladder */
 
-/* ladder_select_state(): step one state deeper after promotion_count
- * residencies longer than the state's exit latency, one shallower after
- * demotion_count residencies shorter than it. */
+/* ladder_select_state() (drivers/cpuidle/governors/ladder.c): step one
+ * state deeper after promotion_count residencies longer than the state's
+ * exit latency, one shallower after demotion_count residencies shorter
+ * than it; a latency limit of 0 selects state 0, a tighter one demotes.
+ * ladder_do_selection() is the assignment to last_state_idx. */
 static int ladder_select(struct ref_idle *m)
 {
 	const struct ref_states *st = m->st;
-	int last = m->last_state_idx, first = st->poll[0] && st->n > 1 ? 1 : 0;
-	__s64 last_res;
+	int first = st->poll[0] && st->n > 1 ? 1 : 0, last = m->last_state_idx;
+	__s64 last_res, latency_req = m->latency_req_ns;
 
 	if (last < 0)
 		last = first;
+	if (latency_req == 0) {
+		m->ladder.st[last].promo = m->ladder.st[last].demo = 0;
+		m->last_state_idx = 0;
+		return 0;
+	}
 	last_res = (__s64)m->last_residency_ns - (__s64)st->exit_ns[last];
-	if (last < (int)st->n - 1 && last_res > (__s64)m->ladder.st[last].promotion_ns) {
+	if (last < (int)st->n - 1 && !st->disabled[last + 1] &&
+	    last_res > (__s64)m->ladder.st[last].promotion_ns &&
+	    (__s64)st->exit_ns[last + 1] <= latency_req) {
 		m->ladder.st[last].promo++;
 		m->ladder.st[last].demo = 0;
-		if ((__u32)m->ladder.st[last].promo >= m->ladder.promotion_count) {
-			m->ladder.st[last].promo = 0;
-			m->ladder.st[last].demo = 0;
-			m->last_state_idx = last + 1;	/* ladder_do_selection() */
+		if ((__u32)m->ladder.st[last].promo >= m->ladder.st[last].promotion_count) {
+			m->ladder.st[last].promo = m->ladder.st[last].demo = 0;
+			m->last_state_idx = last + 1;
 			return last + 1;
 		}
+	}
+	if (last > first && (st->disabled[last] || (__s64)st->exit_ns[last] > latency_req)) {
+		int i;
+
+		for (i = last - 1; i > first; i--)
+			if ((__s64)st->exit_ns[i] <= latency_req)
+				break;
+		m->ladder.st[last].promo = m->ladder.st[last].demo = 0;
+		m->last_state_idx = i;
+		return i;
 	}
 	if (last > first && last_res < (__s64)m->ladder.st[last].demotion_ns) {
 		m->ladder.st[last].demo++;
 		m->ladder.st[last].promo = 0;
-		if ((__u32)m->ladder.st[last].demo >= m->ladder.demotion_count) {
-			m->ladder.st[last].promo = 0;
-			m->ladder.st[last].demo = 0;
+		if ((__u32)m->ladder.st[last].demo >= m->ladder.st[last].demotion_count) {
+			m->ladder.st[last].promo = m->ladder.st[last].demo = 0;
 			m->last_state_idx = last - 1;
 			return last - 1;
 		}
 	}
+	m->last_state_idx = last;
 	return last;
 }
 
 /* ------------------------------------------------------------ haltpoll */
 
-/* haltpoll_select(): poll while the window is open, halt after a poll
- * that ran out its window or when the window is closed. */
+/* haltpoll_select() (drivers/cpuidle/governors/haltpoll.c): "n/a" (a
+ * latency limit of 0) polls; else poll while the window is open, halt
+ * after a poll that ran out its window or when the window is closed. */
 static int haltpoll_select(struct ref_idle *m)
 {
+	if (m->latency_req_ns == 0)
+		return 0;
 	if (!m->poll_limit_ns)
 		return 1;
 	if (m->last_state_idx == 0)
@@ -555,8 +618,29 @@ static void pelt_advance(struct ref_freq *f, __u64 now)
 		f->last_ns = now;
 }
 
-/* sugov_update_single_freq(): rate limit, util -> target, and no lowering
- * unless the CPU went idle since the previous evaluation (hold_freq). */
+void ref_freq_init_passive(struct ref_freq *f, __u64 rate_limit_us)
+{
+	ref_freq_init(f, rate_limit_us, 0, 1);
+	f->perf_path = 1;
+}
+
+void ref_freq_idle(struct ref_freq *f, int stop_tick)
+{
+	if (stop_tick)
+		f->idle_calls++;
+}
+
+/*
+ * sugov_update_single_freq() (kernel/sched/cpufreq_schedutil.c): rate
+ * limit (sugov_should_update_freq), util -> target (map_util_perf), no
+ * lowering unless the CPU's idle_calls moved since the previous evaluation
+ * (sugov_hold_freq: tick_nohz_get_idle_calls_cpu(), which counts only idles
+ * in which the tick was asked to stop), and nothing done when unchanged.
+ * With perf_path: sugov_update_single_perf() -> intel_cpufreq_adjust_perf()
+ * (drivers/cpufreq/intel_pstate.c): the same target with the same hold,
+ * written as HWP desired with min = bw_min, every evaluation (the MSR
+ * write is skipped when the request is unchanged).
+ */
 static int sugov_update(struct ref_freq *f, __u64 now)
 {
 	double util;
@@ -571,6 +655,16 @@ static int sugov_update(struct ref_freq *f, __u64 now)
 	next = ref_sugov_target(util);
 	hold = f->idle_calls == f->saved_idle_calls;
 	f->saved_idle_calls = f->idle_calls;
+	if (f->perf_path) {
+		if (hold && next < f->desired)
+			next = f->desired;
+		if (f->have_update && next != f->desired)
+			f->desired_changes++;
+		f->desired = next;
+		f->last_freq_update_ns = now;
+		f->have_update = 1;
+		return 0;	/* the minimum stays bw_min */
+	}
 	if (hold && next < f->next_freq)
 		next = f->next_freq;
 	if (f->have_update && next == f->next_freq)
@@ -612,11 +706,14 @@ int ref_freq_busy_end(struct ref_freq *f, __u64 now)
 	}
 	f->running = 0;
 	changed = sugov_update(f, now);
-	f->idle_calls++;	/* the idle loop runs next */
+	if (f->idle_from_busy_end)
+		f->idle_calls++;	/* the idle loop runs next */
 	return changed;
 }
 
 __u32 ref_freq_floor(const struct ref_freq *f)
 {
+	if (f->perf_path)
+		return 0;
 	return (__u32)((__u64)f->next_freq * f->num / f->den);
 }

@@ -25,6 +25,7 @@
 #define REF_LADDER_PROMOTION	4		/* ladder.c PROMOTION_COUNT */
 #define REF_LADDER_DEMOTION	1		/* ladder.c DEMOTION_COUNT */
 #define REF_LADDER_BAL_COUNT	2		/* our balanced variant: 2 / 2 */
+#define REF_NO_LATENCY_REQ	((__s64)0x7fffffffffffffffll)
 
 /* The driver's table as the kernel holds it (ns). */
 struct ref_states {
@@ -32,6 +33,7 @@ struct ref_states {
 	__u64 exit_ns[BPFGOV_MAX_STATES];
 	__u64 res_ns[BPFGOV_MAX_STATES];
 	int poll[BPFGOV_MAX_STATES];
+	int disabled[BPFGOV_MAX_STATES];	/* stateK/disable */
 	__u64 tick_ns;
 };
 
@@ -58,6 +60,10 @@ struct ref_idle {
 	__u64 last_residency_ns;
 	int poll_time_limit;
 	__u64 poll_limit_ns;		/* cpuidle_poll_time() cache / haltpoll window */
+	/* cpuidle_governor_latency_req(): the PM QoS resume latency limit,
+	 * set by the caller before each select (REF_NO_LATENCY_REQ: none;
+	 * 0: "n/a", nothing but state 0) */
+	__s64 latency_req_ns;
 	union {
 		struct {
 			int needs_update;
@@ -73,9 +79,13 @@ struct ref_idle {
 			__u32 total, total_tick, tick_intercepts, short_idles;
 		} teo;
 		struct {
-			__u32 promotion_count, demotion_count;	/* thresholds */
-			struct { __u64 promotion_ns, demotion_ns; int promo, demo; }
-				st[BPFGOV_MAX_STATES];
+			/* ladder_device_state: threshold and stats; states
+			 * below first_idx keep zero thresholds, as in the kernel */
+			struct {
+				__u64 promotion_ns, demotion_ns;
+				__u32 promotion_count, demotion_count;
+				int promo, demo;
+			} st[BPFGOV_MAX_STATES];
 		} ladder;
 		struct {
 			struct ref_haltpoll_params p;
@@ -95,8 +105,21 @@ __u64 ref_idle_poll_limit(struct ref_idle *m);
 /* The same, for a governor that keeps no window of its own (bpfgov). */
 __u64 ref_poll_time(const struct ref_states *st);
 
-/* Frequency side: schedutil and HWP passive (floor = num/den of its target). */
+/*
+ * Frequency side. Three shapes:
+ *  - schedutil's frequency path (sugov_update_single_freq): the floor is
+ *    num/den of its target: 1/1 is schedutil, 3/4 and 7/8 are the HWP
+ *    minimum proposals of the seed thread (not kernel paths);
+ *  - the HWP passive path (sugov_update_single_perf ->
+ *    intel_cpufreq_adjust_perf, perf_path = 1): the HWP minimum is bw_min
+ *    (deadline bandwidth, IRQ and uclamp_min: none in a trace, so the
+ *    platform's lowest, floor 0) and the desired field is the target.
+ */
 struct ref_freq {
+	int perf_path;			/* intel_cpufreq_adjust_perf */
+	__u32 desired;			/* perf path: HWP desired = target, 0..1024 */
+	__u64 desired_changes;		/* perf path: HWP_REQUEST writes */
+	int idle_from_busy_end;		/* no idle records: every busy end is an idle call */
 	__u32 num, den;			/* floor = target * num / den */
 	__u64 rate_limit_ns;
 	double util_avg;		/* PELT-like running signal, 0..1024 */
@@ -114,6 +137,11 @@ void ref_freq_init(struct ref_freq *f, __u64 rate_limit_us, __u32 num, __u32 den
 int ref_freq_busy_begin(struct ref_freq *f, __u64 now);
 int ref_freq_busy_end(struct ref_freq *f, __u64 now);
 int ref_freq_tick(struct ref_freq *f, __u64 now);
+/* The idle loop ran: tick_nohz_idle_stop_tick() counts an idle call only
+ * when the idle governor asked to stop the tick (@stop_tick). */
+void ref_freq_idle(struct ref_freq *f, int stop_tick);
+/* The HWP passive path. */
+void ref_freq_init_passive(struct ref_freq *f, __u64 rate_limit_us);
 __u32 ref_freq_floor(const struct ref_freq *f);
 /* schedutil's frequency target for a utilization: 1.25 x util, capped. */
 __u32 ref_sugov_target(double util);

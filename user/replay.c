@@ -21,7 +21,9 @@
 #include "common.h"
 #include "log.h"
 #include "replay.h"
+#include "replay_judge.h"
 #include "tunables.h"
+#include "config.h"
 
 static const char *const policy_names[RP__MAX] = {
 	[RP_BPFGOV] = "bpfgov",
@@ -30,10 +32,15 @@ static const char *const policy_names[RP__MAX] = {
 	[RP_LADDER] = "ladder",
 	[RP_LADDER_BAL] = "ladder-balanced",
 	[RP_HALTPOLL] = "haltpoll",
+	[RP_BPF_MENU] = "bpfgov@menu",
+	[RP_BPF_TEO] = "bpfgov@teo",
+	[RP_BPF_LADDER] = "bpfgov@ladder",
+	[RP_BPF_HALTPOLL] = "bpfgov@haltpoll",
 	[RP_SCHEDUTIL] = "schedutil",
 	[RP_HWP_34] = "hwp-3/4",
 	[RP_HWP_78] = "hwp-7/8",
 	[RP_HWP_1] = "hwp-1",
+	[RP_HWP_PASSIVE] = "hwp-passive",
 };
 
 const char *replay_policy_name(int p)
@@ -51,7 +58,7 @@ int replay_policy_parse(const char *s)
 
 static int policy_is_idle(int p)
 {
-	return p <= RP_HALTPOLL;
+	return p < RP_SCHEDUTIL;
 }
 
 static int policy_is_freq(int p)
@@ -74,6 +81,8 @@ void replay_opts_default(struct replay_opts *o)
 	o->hp.grow_start_ns = 50000;
 	o->hp.allow_shrink = 1;
 	o->judge_pct = 100;
+	o->tie_energy_pct = JUDGE_TIE_ENERGY_PCT;
+	o->tie_latency_us = JUDGE_TIE_LATENCY_US;
 	o->short_gap_ns = 1000000;
 	o->after_gap_ns = 30000000;
 }
@@ -87,8 +96,35 @@ struct idle_entry {
 	__u64 enter_ns;
 	__u64 exit_ns;			/* as traced */
 	__u64 sleep_ns;
+	__u64 rec_timer_ns;		/* the record's next timer (TRACE_NO_TIMER: none) */
+	__u32 wake;			/* the record's wake reason (enum trace_wake) */
 	int remote;
 };
+
+/*
+ * What tick_nohz_get_sleep_length() would have told a governor at idle
+ * entry: the trace's own next timer where it has one (version 2); else the
+ * sleep itself only when a timer ended the idle (or, in a version 1 trace,
+ * when no other CPU woke it: a version 1 trace cannot tell a timer from a
+ * device interrupt); else no timer before the wakeup, and none assumed
+ * sooner than --timer-us.
+ */
+static __u64 entry_next_timer(const struct idle_entry *e, const struct replay_opts *o)
+{
+	__u64 far = o->timer_ns > e->sleep_ns ? o->timer_ns : e->sleep_ns;
+
+	if (e->rec_timer_ns != TRACE_NO_TIMER)
+		return e->rec_timer_ns;
+	switch (e->wake) {
+	case TRACE_WAKE_TIMER:
+		return e->sleep_ns;
+	case TRACE_WAKE_IPI:
+	case TRACE_WAKE_OTHER:
+		return far;
+	default:
+		return e->remote ? far : e->sleep_ns;
+	}
+}
 
 enum ev_type { EV_BUSY_END = 0, EV_IDLE = 1, EV_BUSY_BEGIN = 2, EV_TICK = 3 };
 
@@ -301,6 +337,8 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 			e = &c->idle[c->nr_idle];
 			e->enter_ns = start;
 			e->exit_ns = rec->ts_ns;
+			e->rec_timer_ns = rec->next_timer_ns;
+			e->wake = rec->wake;
 			e->remote = lat != 0;
 			if (lat)
 				e->sleep_ns = lat < rec->dur_ns ? rec->dur_ns - lat : 0;
@@ -465,46 +503,13 @@ static void ft_account(struct floor_track *f, const struct cpu_tl *c, const stru
 
 /* ------------------------------------------------------------ judging */
 
-struct judge {
-	__u32 n;
-	__u64 payback[BPFGOV_MAX_STATES];
-	__u64 cost[BPFGOV_MAX_STATES];
-	int poll[BPFGOV_MAX_STATES];
-};
-
-/* A state pays back when the sleep is at least its target residency and
- * at least what waking from it really costs (times --judge-pct). Polling
- * costs nothing to leave, so it never is too deep. */
-static void judge_init(struct judge *j, const struct trace *t, const struct replay_result *r,
-		       __u32 pct)
-{
-	memset(j, 0, sizeof(*j));
-	j->n = t->nr_states;
-	for (__u32 k = 0; k < j->n; k++) {
-		__u64 res = (__u64)t->states[k].residency_us * 1000;
-		__u64 pay = r->cost_ns[k] * pct / 100;
-
-		j->poll[k] = t->states[k].is_poll;
-		j->cost[k] = r->cost_ns[k];
-		j->payback[k] = j->poll[k] ? 0 : (res > pay ? res : pay);
-	}
-}
-
-static void judge_one(const struct judge *j, struct replay_stats *s, __u32 pick, __u64 sleep)
+/* Count one state selection (a poll that hit its time limit and the
+ * selection after it are two selections, one idle period). */
+static void count_decision(const struct judge *j, struct replay_stats *s, __u32 pick)
 {
 	s->decisions++;
-	if (pick < BPFGOV_MAX_STATES)
+	if (pick < BPFGOV_MAX_STATES && pick < j->n)
 		s->state_use[pick]++;
-	if (pick > 0 && sleep < j->payback[pick]) {
-		s->too_deep++;
-		return;
-	}
-	for (__u32 k = pick + 1; k < j->n; k++) {
-		if (sleep >= j->payback[k]) {
-			s->too_shallow++;
-			return;
-		}
-	}
 }
 
 static __u64 delta_tick(const struct replay_opts *o, __u64 t)
@@ -532,17 +537,21 @@ static void run_ref_idle(int pol, const struct timeline *tl,
 		for (size_t i = 0; i < ct->nr_idle; i++) {
 			const struct idle_entry *e = &ct->idle[i];
 			__u64 remaining = e->sleep_ns, now = e->enter_ns;
+			__u32 first = 0;
 
 			/* The idle loop re-selects after a poll that hit its
 			 * time limit; bounded in case a model keeps polling. */
 			for (int round = 0; round < 64; round++) {
-				__u64 next_timer = e->remote ? (o->timer_ns > remaining ? o->timer_ns
-									: remaining)
-							 : remaining;
+				/* the next timer, seen from this (re)selection */
+				__u64 elapsed = e->sleep_ns - remaining, nt = entry_next_timer(e, o);
+				__u64 next_timer = nt > elapsed ? nt - elapsed : 0;
 				int pick = ref_idle_select(&m, next_timer, delta_tick(o, now));
-				__u64 limit = ref_idle_poll_limit(&m);
+				/* only poll_idle() asks for the limit (and caches it) */
+				__u64 limit = j->poll[pick] ? ref_idle_poll_limit(&m) : 0;
 
-				judge_one(j, s, (__u32)pick, remaining);
+				count_decision(j, s, (__u32)pick);
+				if (!round)
+					first = (__u32)pick;
 				if (j->poll[pick] && remaining > limit && round < 63) {
 					s->poll_ns += limit;
 					s->idle_ns += limit;
@@ -556,6 +565,8 @@ static void run_ref_idle(int pol, const struct timeline *tl,
 				s->idle_ns += remaining + j->cost[pick];
 				s->wakeups++;
 				s->wake_lat_ns += j->cost[pick];
+				judge_period(j, &s->j, e->sleep_ns, first, (__u32)pick,
+					     e->sleep_ns - remaining);
 				ref_idle_reflect(&m, pick, remaining + j->cost[pick], 0);
 				break;
 			}
@@ -565,11 +576,111 @@ static void run_ref_idle(int pol, const struct timeline *tl,
 
 /* ----------------------------------------------- bpfgov + freq models */
 
-struct cpu_run {
+/*
+ * bpfgov, ideal (its pick is the state entered) and as actuated under a
+ * kernel governor: the loader turns the pick into the PM QoS resume latency
+ * limit (act_set_idle(): "n/a" for a polling pick, the pick's exit latency
+ * for an intermediate one, the original value for the deepest) and, under
+ * menu and teo, disables the states deeper than the pick; the governor then
+ * makes its own choice under that limit. A pick shallower than the
+ * governor's is honoured (the limit caps it); a deeper one is not (nothing
+ * disables the shallower states), and haltpoll and ladder ignore the
+ * disable knobs. bpfgov's hooks see the state really entered.
+ */
+#define NR_VARIANTS	5
+static const int variant_policy[NR_VARIANTS] = {
+	RP_BPFGOV, RP_BPF_MENU, RP_BPF_TEO, RP_BPF_LADDER, RP_BPF_HALTPOLL,
+};
+static const int variant_gov[NR_VARIANTS] = { -1, REF_MENU, REF_TEO, REF_LADDER, REF_HALTPOLL };
+
+struct bpf_variant {
 	struct bpfgov_cpu_state s;
+	struct ref_states rs;		/* the governor's view: stateK/disable */
+	struct ref_idle gov;
+};
+
+struct cpu_run {
+	struct bpf_variant v[NR_VARIANTS];
 	struct floor_track ft[RP__MAX];
+	struct floor_track desired;	/* hwp-passive: the HWP desired field */
 	struct ref_freq rf[RP__MAX];
 };
+
+/* The limit act_set_idle() writes for @pick, as the governor reads it. */
+static __s64 actuated_latency_req(const struct bpfgov_config *cfg, __u32 pick)
+{
+	__u32 lim;
+
+	if (pick + 1 >= cfg->nr_states)
+		return REF_NO_LATENCY_REQ;
+	if (cfg->state_is_poll[pick])
+		return 0;
+	lim = cfg->state_exit_latency_us[pick];
+	return (__s64)(lim ? lim : 1) * 1000;
+}
+
+/* One idle period of one bpfgov variant. */
+static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_config *cfg,
+			    const struct replay_opts *o, const struct judge *j,
+			    const struct idle_entry *ie, __u64 now, __u64 ideal_poll_limit,
+			    struct replay_stats *st)
+{
+	struct bpfgov_cpu_state *s = &v->s;
+	__u64 remaining = ie->sleep_ns, at = now, res, lat, nt = entry_next_timer(ie, o);
+	__u32 first = 0;
+
+	for (int round = 0; round < 64; round++) {
+		__u32 pick = s->idle_pick < j->n ? s->idle_pick : j->n - 1;
+		__u64 limit = ideal_poll_limit;
+
+		if (gov >= 0) {
+			__u64 elapsed = ie->sleep_ns - remaining;
+			int g;
+
+			v->gov.latency_req_ns = actuated_latency_req(cfg, pick);
+			for (__u32 k = 0; k < v->rs.n; k++)
+				v->rs.disabled[k] = (gov == REF_MENU || gov == REF_TEO) && k > pick;
+			g = ref_idle_select(&v->gov, nt > elapsed ? nt - elapsed : 0,
+					    delta_tick(o, at));
+			pick = (__u32)g < j->n ? (__u32)g : j->n - 1;
+			limit = j->poll[pick] ? ref_idle_poll_limit(&v->gov) : 0;
+		}
+		count_decision(j, st, pick);
+		if (!round)
+			first = pick;
+		pol_idle_enter(s, pick, at);
+		if (j->poll[pick] && remaining > limit && round < 63) {
+			/* poll_idle() time limit: the idle loop exits and the
+			 * hook runs again. */
+			pol_idle_exit(s, cfg, at + limit, &res, &lat);
+			if (gov >= 0)
+				ref_idle_reflect(&v->gov, (int)pick, limit, 1);
+			st->poll_ns += limit;
+			st->idle_ns += limit;
+			at += limit;
+			remaining -= limit;
+			continue;
+		}
+		if (ie->remote)
+			pol_wake_stamp(s, at + remaining);
+		at += remaining + j->cost[pick];
+		pol_idle_exit(s, cfg, at, &res, &lat);
+		if (gov >= 0)
+			ref_idle_reflect(&v->gov, (int)pick, remaining + j->cost[pick], 0);
+		if (j->poll[pick])
+			st->poll_ns += remaining + j->cost[pick];
+		st->idle_ns += remaining + j->cost[pick];
+		st->wakeups++;
+		st->wake_lat_ns += j->cost[pick];
+		judge_period(j, &st->j, ie->sleep_ns, first, pick, ie->sleep_ns - remaining);
+		break;
+	}
+	/* The idle half of the core ran on its own clock (entry + sleep +
+	 * cost of its pick); the busy/floor half stays on the trace's clock,
+	 * the same one the reference frequency models see. The two halves
+	 * share no timestamps, so this is what the BPF side would compute
+	 * minus the closed-loop shift of later work. */
+}
 
 static int run_timeline(const struct timeline *tl,
 			const struct replay_opts *o, const struct bpfgov_config *cfg,
@@ -579,37 +690,52 @@ static int run_timeline(const struct timeline *tl,
 	__u64 last_scan = 0, poll_limit;
 	struct ref_states rs;
 	__u32 nr_counted[RP__MAX] = { 0 };
-	int ret = -ENOMEM, want_bpf = !!(o->policies & (1u << RP_BPFGOV));
+	int ret = -ENOMEM, want_bpf = 0, want_v[NR_VARIANTS];
 
 	ref_states_from(&rs, cfg, o->tick_ns);
 	poll_limit = ref_poll_time(&rs);
+	for (int k = 0; k < NR_VARIANTS; k++) {
+		want_v[k] = !!(o->policies & (1u << variant_policy[k]));
+		want_bpf |= want_v[k];
+	}
 	cr = calloc(tl->nr_cpus, sizeof(*cr));
 	if (!cr)
 		return -ENOMEM;
 	for (__u32 c = 0; c < tl->nr_cpus; c++) {
-		pol_cpu_init(&cr[c].s, cfg);
+		for (int k = 0; k < NR_VARIANTS; k++) {
+			pol_cpu_init(&cr[c].v[k].s, cfg);
+			cr[c].v[k].rs = rs;
+			if (variant_gov[k] >= 0)
+				ref_idle_init(&cr[c].v[k].gov, variant_gov[k], &cr[c].v[k].rs, &o->hp);
+		}
 		for (int p = 0; p < RP__MAX; p++) {
 			if (!(o->policies & (1u << p)) || !policy_is_freq(p))
 				continue;
-			if (ft_init(&cr[c].ft[p], tl->t0, p == RP_BPFGOV ? cr[c].s.floor : 0))
+			if (ft_init(&cr[c].ft[p], tl->t0, p == RP_BPFGOV ? cr[c].v[0].s.floor : 0))
 				goto out;
 		}
+		if (ft_init(&cr[c].desired, tl->t0, 0))
+			goto out;
 		ref_freq_init(&cr[c].rf[RP_SCHEDUTIL], o->sugov_rate_limit_us, 1, 1);
 		ref_freq_init(&cr[c].rf[RP_HWP_34], o->hwp_rate_limit_us, 3, 4);
 		ref_freq_init(&cr[c].rf[RP_HWP_78], o->hwp_rate_limit_us, 7, 8);
 		ref_freq_init(&cr[c].rf[RP_HWP_1], o->hwp_rate_limit_us, 1, 1);
+		ref_freq_init_passive(&cr[c].rf[RP_HWP_PASSIVE], o->hwp_rate_limit_us);
+		/* No idle records: the idle loop's only trace is a busy end. */
+		for (int p = RP_SCHEDUTIL; p < RP__MAX; p++)
+			cr[c].rf[p].idle_from_busy_end = !tl->cpu[c].nr_idle;
 	}
-	if (want_bpf) {
-		r->p[RP_BPFGOV].idle = 1;
-		r->p[RP_BPFGOV].freq = 1;
-	}
+	for (int k = 0; k < NR_VARIANTS; k++)
+		r->p[variant_policy[k]].idle = want_v[k];
+	r->p[RP_BPFGOV].freq = want_v[0];
 	for (int p = RP_SCHEDUTIL; p < RP__MAX; p++)
 		r->p[p].freq = !!(o->policies & (1u << p));
+	r->p[RP_HWP_PASSIVE].passive = 1;
 
 	for (size_t i = 0; i < tl->nr_ev; i++) {
 		const struct tl_event *e = &tl->ev[i];
 		struct cpu_run *c = &cr[e->cpu];
-		struct bpfgov_cpu_state *s = &c->s;
+		struct bpfgov_cpu_state *s = &c->v[0].s;
 		__u64 now = e->t;
 
 		/* Reference frequency models: trace time, no idle states. */
@@ -625,7 +751,16 @@ static int run_timeline(const struct timeline *tl,
 				ch = ref_freq_busy_end(f, e->t);
 			else if (e->type == EV_TICK)
 				ch = ref_freq_tick(f, e->t);
+			else if (e->type == EV_IDLE)
+				/* The governors stop the tick for an idle
+				 * expected to outlast it (menu/teo with a
+				 * right prediction): the next timer. */
+				ref_freq_idle(f, entry_next_timer(&tl->cpu[e->cpu].idle[e->idx], o) >=
+						 o->tick_ns);
 			if (ch && ft_set(&c->ft[p], e->t, ref_freq_floor(f)))
+				goto out;
+			if (f->perf_path && f->desired != c->desired.cur &&
+			    ft_set(&c->desired, e->t, f->desired))
 				goto out;
 		}
 		if (!want_bpf)
@@ -633,67 +768,42 @@ static int run_timeline(const struct timeline *tl,
 
 		/* bpfgov: the hooks in the order the BPF programs run them. */
 		/* Remote refresh rides on the tick hook (gov_on_tick). */
-		if (e->type == EV_TICK && cfg->remote_scan_us &&
+		if (want_v[0] && e->type == EV_TICK && cfg->remote_scan_us &&
 		    now - last_scan >= (__u64)cfg->remote_scan_us * 1000) {
 			last_scan = now;
 			for (__u32 o2 = 0; o2 < tl->nr_cpus; o2++) {
 				if (o2 == e->cpu)
 					continue;
-				if (pol_remote_refresh(&cr[o2].s, cfg, now) &&
-				    ft_set(&cr[o2].ft[RP_BPFGOV], now, cr[o2].s.floor))
+				if (pol_remote_refresh(&cr[o2].v[0].s, cfg, now) &&
+				    ft_set(&cr[o2].ft[RP_BPFGOV], now, cr[o2].v[0].s.floor))
 					goto out;
 			}
 		}
-		switch (e->type) {
-		case EV_BUSY_BEGIN:
-			pol_busy_begin(s, cfg, now);
-			break;
-		case EV_BUSY_END:
-			pol_busy_end(s, cfg, now);
-			break;
-		case EV_TICK:
-			if (!o->no_tick && s->busy)
-				pol_tick(s, cfg, now);
-			break;
-		case EV_IDLE: {
-			const struct idle_entry *ie = &tl->cpu[e->cpu].idle[e->idx];
-			__u64 remaining = ie->sleep_ns, at = now, res, lat;
+		for (int k = 0; k < NR_VARIANTS; k++) {
+			struct bpfgov_cpu_state *vs = &c->v[k].s;
 
-			for (int round = 0; round < 64; round++) {
-				__u32 pick = s->idle_pick < j->n ? s->idle_pick : j->n - 1;
-
-				judge_one(j, &r->p[RP_BPFGOV], pick, remaining);
-				pol_idle_enter(s, pick, at);
-				if (j->poll[pick] && remaining > poll_limit && round < 63) {
-					/* poll_idle() time limit: the idle loop
-					 * exits and the hook runs again. */
-					pol_idle_exit(s, cfg, at + poll_limit, &res, &lat);
-					r->p[RP_BPFGOV].poll_ns += poll_limit;
-					r->p[RP_BPFGOV].idle_ns += poll_limit;
-					at += poll_limit;
-					remaining -= poll_limit;
-					continue;
-				}
-				if (ie->remote)
-					pol_wake_stamp(s, at + remaining);
-				at += remaining + j->cost[pick];
-				pol_idle_exit(s, cfg, at, &res, &lat);
-				if (j->poll[pick])
-					r->p[RP_BPFGOV].poll_ns += remaining + j->cost[pick];
-				r->p[RP_BPFGOV].idle_ns += remaining + j->cost[pick];
-				r->p[RP_BPFGOV].wakeups++;
-				r->p[RP_BPFGOV].wake_lat_ns += j->cost[pick];
+			if (!want_v[k])
+				continue;
+			switch (e->type) {
+			case EV_BUSY_BEGIN:
+				pol_busy_begin(vs, cfg, now);
+				break;
+			case EV_BUSY_END:
+				pol_busy_end(vs, cfg, now);
+				break;
+			case EV_TICK:
+				if (!o->no_tick && vs->busy)
+					pol_tick(vs, cfg, now);
+				break;
+			case EV_IDLE:
+				bpf_idle_period(&c->v[k], variant_gov[k], cfg, o, j,
+						&tl->cpu[e->cpu].idle[e->idx], now, poll_limit,
+						&r->p[variant_policy[k]]);
 				break;
 			}
-			/* The idle half of the core ran on its own clock
-			 * (entry + sleep + cost of its pick); the busy/floor
-			 * half stays on the trace's clock, the same one the
-			 * reference frequency models see. The two halves share
-			 * no timestamps, so this is what the BPF side would
-			 * compute minus the closed-loop shift of later work. */
-			break;
 		}
-		}
+		if (!want_v[0])
+			continue;
 		if (s->floor != c->ft[RP_BPFGOV].cur && ft_set(&c->ft[RP_BPFGOV], now, s->floor))
 			goto out;
 	}
@@ -706,20 +816,71 @@ static int run_timeline(const struct timeline *tl,
 				continue;
 			ft_account(&cr[ci].ft[p], &tl->cpu[ci], tl, o, &r->p[p], &nr_counted[p]);
 		}
+		if (o->policies & (1u << RP_HWP_PASSIVE)) {
+			struct floor_track *d = &cr[ci].desired;
+
+			if (tl->t1 > d->since)
+				d->area += (double)d->cur * (double)(tl->t1 - d->since);
+			if (tl->t1 > tl->t0)
+				r->p[RP_HWP_PASSIVE].mean_desired += d->area / (double)(tl->t1 - tl->t0);
+			r->p[RP_HWP_PASSIVE].request_writes += cr[ci].rf[RP_HWP_PASSIVE].desired_changes;
+		}
 	}
 	for (int p = 0; p < RP__MAX; p++) {
-		if (nr_counted[p])
+		if (nr_counted[p]) {
 			r->p[p].mean_floor /= nr_counted[p];
+			r->p[p].mean_desired /= nr_counted[p];
+		}
+		if (r->duration_s > 0)
+			r->p[p].request_writes_per_s = (double)r->p[p].request_writes / r->duration_s;
 		if (r->duration_s > 0)
 			r->p[p].changes_per_s = (double)r->p[p].floor_changes / r->duration_s;
 	}
 	ret = 0;
 out:
 	for (__u32 c = 0; c < tl->nr_cpus; c++)
+		ft_free(&cr[c].desired);
+	for (__u32 c = 0; c < tl->nr_cpus; c++)
 		for (int p = 0; p < RP__MAX; p++)
 			ft_free(&cr[c].ft[p]);
 	free(cr);
 	return ret;
+}
+
+int replay_policy_is_kernel_ref(int p)
+{
+	return p == RP_MENU || p == RP_TEO || p == RP_LADDER || p == RP_HALTPOLL;
+}
+
+/* The two axes of every idle policy, and each one's verdict against every
+ * kernel reference model. */
+static void judge_finish(const struct replay_opts *o, struct replay_result *r)
+{
+	for (int p = 0; p < RP__MAX; p++) {
+		struct replay_stats *s = &r->p[p];
+
+		if (!s->idle)
+			continue;
+		s->too_deep = s->j.too_deep;
+		s->too_shallow = s->j.too_shallow;
+		s->energy_pct = judge_energy_pct(&s->j, r->span_ns);
+		s->energy_dist_pct = judge_energy_dist_pct(&s->j, r->span_ns);
+		s->latency_dist_us = judge_latency_dist_us(&s->j);
+		r->oracle_energy_pct = judge_oracle_energy_pct(&s->j, r->span_ns);
+		r->oracle_latency_us = s->j.periods ? s->j.oracle_lat_ns / 1e3 / s->j.periods : 0;
+	}
+	for (int p = 0; p < RP__MAX; p++) {
+		for (int q = 0; q < RP__MAX; q++) {
+			r->p[p].verdict[q] = -1;
+			if (!r->p[p].idle || !r->p[q].idle || p == q || !replay_policy_is_kernel_ref(q))
+				continue;
+			r->p[p].verdict[q] = judge_verdict(r->p[p].energy_dist_pct,
+							   r->p[p].latency_dist_us,
+							   r->p[q].energy_dist_pct,
+							   r->p[q].latency_dist_us,
+							   o->tie_energy_pct, o->tie_latency_us);
+		}
+	}
 }
 
 int replay_run(const struct trace *t, const struct replay_opts *o, struct replay_result *r,
@@ -763,7 +924,13 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 		return ret;
 	}
 	r->duration_s = tl.t1 > tl.t0 ? (double)(tl.t1 - tl.t0) / 1e9 : 0;
-	judge_init(&j, t, r, o->judge_pct);
+	r->span_ns = tl.t1 > tl.t0 ? tl.t1 - tl.t0 : 0;
+	ret = power_model_build(&r->pm, o->power_model, t, err, errlen);
+	if (ret) {
+		tl_free(&tl);
+		return ret;
+	}
+	judge_init(&j, t, r->cost_ns, o->judge_pct, &r->pm);
 	ref_states_from(&rs, &cfg, o->tick_ns);
 	for (int p = RP_MENU; p <= RP_HALTPOLL; p++)
 		if (o->policies & (1u << p))
@@ -771,6 +938,8 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 	ret = run_timeline(&tl, o, &cfg, &j, r);
 	if (ret)
 		snprintf(err, errlen, "out of memory during replay");
+	else
+		judge_finish(o, r);
 	tl_free(&tl);
 	return ret;
 }
@@ -784,8 +953,13 @@ static void replay_usage(FILE *out)
 		"Run bpfgov's policy core and reference models of the kernel's governors over a\n"
 		"trace (docs/trace-format.md) and print one table, policies as columns.\n"
 		"  --policy P          only these policies (repeat or comma-separate): bpfgov,\n"
-		"                      menu, teo, ladder, ladder-balanced, haltpoll, schedutil,\n"
-		"                      hwp-3/4, hwp-7/8, hwp-1; 'idle' and 'freq' select groups\n"
+		"                      menu, teo, ladder, ladder-balanced, haltpoll, bpfgov@menu,\n"
+		"                      bpfgov@teo, bpfgov@ladder, bpfgov@haltpoll (bpfgov as\n"
+		"                      actuated under that governor), schedutil, hwp-3/4, hwp-7/8,\n"
+		"                      hwp-1 (seed-thread proposals), hwp-passive (the kernel's HWP\n"
+		"                      passive path); 'idle' and 'freq' select groups\n"
+		"  --profile NAME      bpfgov's tunables from a profile first (powersave, balanced,\n"
+		"                      performance); --set goes over it\n"
 		"  --set KNOB=VALUE    bpfgov tunable (see 'govloader status'), repeatable\n"
 		"  --json              JSON instead of the table\n"
 		"  --tick-us N         scheduler tick period (default 4000, HZ=250)\n"
@@ -793,7 +967,13 @@ static void replay_usage(FILE *out)
 		"  --rate-limit-us N   schedutil rate_limit_us (default 2000)\n"
 		"  --hwp-rate-limit-us N  HWP passive transition delay (default 5000)\n"
 		"  --haltpoll-ns N     haltpoll guest_halt_poll_ns (default 200000; this host: 0)\n"
-		"  --judge-pct N       a state pays back once sleep >= its wake-up cost x N%% (100)\n"
+		"  --power-model S     the judge's power model: STATE=FRACTION[,...] (STATE an index\n"
+		"                      or name, FRACTION of full power in [0, 1]); polling is 1;\n"
+		"                      default: first non-polling state 0.3, each deeper one half\n"
+		"  --judge-pct N       the oracle's states pay back no sooner than wake-up cost x N%%\n"
+		"                      (100)\n"
+		"  --tie-energy-pct X  verdicts: energy distances within X %% of a CPU tie (0.1)\n"
+		"  --tie-latency-us X  verdicts: latency distances within X us/idle tie (0.5)\n"
 		"  --no-tick           do not feed bpfgov's tick hook\n"
 		"  -h, --help          this text\n");
 }
@@ -823,7 +1003,7 @@ static int add_policies(__u32 *mask, char *arg)
 		}
 		id = replay_policy_parse(p);
 		if (id < 0) {
-			pr_warn("replay: unknown policy '%s' (bpfgov, menu, teo, ladder, ladder-balanced, haltpoll, schedutil, hwp-3/4, hwp-7/8, hwp-1)\n",
+			pr_warn("replay: unknown policy '%s' (bpfgov, menu, teo, ladder, ladder-balanced, haltpoll, bpfgov@menu, bpfgov@teo, bpfgov@ladder, bpfgov@haltpoll, schedutil, hwp-3/4, hwp-7/8, hwp-1, hwp-passive)\n",
 				p);
 			return -EINVAL;
 		}
@@ -834,7 +1014,8 @@ static int add_policies(__u32 *mask, char *arg)
 
 int do_replay(int argc, char **argv)
 {
-	enum { O_TICK = 256, O_TIMER, O_RL, O_HWPRL, O_HP, O_JUDGE, O_NOTICK };
+	enum { O_TICK = 256, O_TIMER, O_RL, O_HWPRL, O_HP, O_JUDGE, O_NOTICK, O_POWER, O_TIE_E,
+	       O_TIE_L, O_PROFILE };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "set", required_argument, NULL, 's' },
@@ -846,9 +1027,14 @@ int do_replay(int argc, char **argv)
 		{ "haltpoll-ns", required_argument, NULL, O_HP },
 		{ "judge-pct", required_argument, NULL, O_JUDGE },
 		{ "no-tick", no_argument, NULL, O_NOTICK },
+		{ "power-model", required_argument, NULL, O_POWER },
+		{ "tie-energy-pct", required_argument, NULL, O_TIE_E },
+		{ "tie-latency-us", required_argument, NULL, O_TIE_L },
+		{ "profile", required_argument, NULL, O_PROFILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cfg_profile *profile = NULL;
 	struct replay_opts o;
 	struct replay_result *r = NULL;
 	struct trace t;
@@ -911,6 +1097,40 @@ int do_replay(int argc, char **argv)
 		case O_NOTICK:
 			o.no_tick = 1;
 			break;
+		case O_PROFILE:
+			profile = cfg_profile_find(optarg);
+			if (!profile) {
+				pr_warn("replay: '%s': unknown profile (powersave, balanced, performance)\n",
+					optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case O_POWER:
+			if (power_model_check(optarg, msg, sizeof(msg))) {
+				pr_warn("replay: %s\n", msg);
+				ret = 2;
+				goto out;
+			}
+			o.power_model = optarg;
+			break;
+		case O_TIE_E:
+		case O_TIE_L: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(d >= 0 && d <= 1e6)) {
+				pr_warn("replay: bad value '%s' for --%s\n", optarg,
+					c == O_TIE_E ? "tie-energy-pct" : "tie-latency-us");
+				ret = 2;
+				goto out;
+			}
+			if (c == O_TIE_E)
+				o.tie_energy_pct = d;
+			else
+				o.tie_latency_us = d;
+			break;
+		}
 		default:
 			pr_warn("replay: unknown or incomplete option '%s' (see --help)\n",
 				argv[optind - 1]);
@@ -926,6 +1146,13 @@ int do_replay(int argc, char **argv)
 	file = argv[optind];
 	if (mask)
 		o.policies = mask;
+	for (int i = 0; profile && profile->kv[i]; i++) {
+		if (tunable_set_kv(&o.cfg, profile->kv[i], msg, sizeof(msg))) {
+			pr_warn("replay: profile %s: %s\n", profile->name, msg);
+			ret = 1;
+			goto out;
+		}
+	}
 	for (int i = 0; i < nsets; i++) {
 		if (tunable_set_kv(&o.cfg, sets[i], msg, sizeof(msg))) {
 			pr_warn("replay: --set %s\n", msg);
@@ -943,6 +1170,15 @@ int do_replay(int argc, char **argv)
 		pr_warn("%s\n", msg);
 		ret = 1;
 		goto out;
+	}
+	if (o.power_model) {
+		struct power_model pm;
+
+		if (power_model_build(&pm, o.power_model, &t, msg, sizeof(msg))) {
+			pr_warn("replay: %s\n", msg);
+			ret = 2;
+			goto out;
+		}
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || replay_run(&t, &o, r, msg, sizeof(msg))) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include "bpfgov.h"
 #include "refmodels.h"
+#include "replay_judge.h"
 #include "trace.h"
 
 int do_record(int argc, char **argv);
@@ -29,10 +30,15 @@ enum replay_policy {
 	RP_LADDER,
 	RP_LADDER_BAL,
 	RP_HALTPOLL,
+	RP_BPF_MENU,		/* bpfgov as actuated under menu ... */
+	RP_BPF_TEO,
+	RP_BPF_LADDER,
+	RP_BPF_HALTPOLL,
 	RP_SCHEDUTIL,
-	RP_HWP_34,
-	RP_HWP_78,
-	RP_HWP_1,
+	RP_HWP_34,		/* seed-thread proposal: HWP min = 3/4 of schedutil's target */
+	RP_HWP_78,		/* seed-thread proposal: 7/8 */
+	RP_HWP_1,		/* floor = schedutil's whole target */
+	RP_HWP_PASSIVE,		/* the kernel: intel_cpufreq_adjust_perf() */
 	RP__MAX,
 };
 
@@ -48,20 +54,32 @@ struct replay_opts {
 	struct ref_haltpoll_params hp;
 	int no_tick;			/* bpfgov: do not feed pol_tick */
 	__u32 judge_pct;		/* a state pays back once sleep >= cost x this / 100 */
+	const char *power_model;	/* --power-model spec (NULL: defaults) */
+	double tie_energy_pct;		/* verdicts: differences up to this are ties */
+	double tie_latency_us;
 	__u64 short_gap_ns;		/* a gap shorter than this ... */
 	__u64 after_gap_ns;		/* ... is watched this long for floor == 0 */
 };
 
 struct replay_stats {
 	int idle, freq;			/* which half of the table applies */
+	int passive;			/* hwp-passive: desired and writes apply */
 	__u64 decisions;		/* idle state selections */
-	__u64 too_deep, too_shallow;
+	__u64 too_deep, too_shallow;	/* idle periods deeper / shallower than the oracle */
+	struct judge_acc j;		/* the judge's sums */
+	double energy_pct;		/* idle energy, % of one CPU at full power */
+	double energy_dist_pct;		/* ... above the oracle's */
+	double latency_dist_us;		/* wake-up cost above the oracle's, per idle period */
+	int verdict[RP__MAX];		/* enum judge_verdict vs kernel refs, else -1 */
 	__u64 wakeups;
 	__u64 wake_lat_ns;		/* exit cost paid, all wakeups */
 	__u64 poll_ns;			/* time spent polling */
 	__u64 idle_ns;			/* time in idle states, exit cost included */
 	__u64 state_use[BPFGOV_MAX_STATES];
 	double mean_floor;		/* time-weighted, 0..1024 */
+	double mean_desired;		/* hwp-passive: HWP desired, time-weighted */
+	__u64 request_writes;		/* hwp-passive: HWP_REQUEST writes (desired changes) */
+	double request_writes_per_s;
 	__u64 lowest_after_gap_ns;	/* floor == 0 within after_gap after a short gap */
 	__u64 short_gaps, short_gaps_hit;
 	__u64 floor_changes;
@@ -74,8 +92,15 @@ struct replay_result {
 	size_t nr_recs, nr_idle, nr_busy, nr_wake;
 	__u64 cost_ns[BPFGOV_MAX_STATES];	/* wake-up cost per state used by the judge */
 	int cost_from[BPFGOV_MAX_STATES];	/* 0 table, 1 samples (median), 2 header */
+	__u64 span_ns;				/* trace span (first start to last end) */
+	struct power_model pm;			/* the judge's power model */
+	double oracle_energy_pct;		/* the oracle's idle energy, % of one CPU */
+	double oracle_latency_us;		/* its mean wake-up cost per idle period */
 	struct replay_stats p[RP__MAX];
 };
+
+/* menu, teo, ladder, haltpoll: the kernel's governors, verdicts' references. */
+int replay_policy_is_kernel_ref(int p);
 
 const char *replay_policy_name(int p);
 int replay_policy_parse(const char *s);	/* -1 when unknown */

@@ -4,6 +4,7 @@
  * same numbers as JSON, from a replay_result of the engine (replay.c).
  */
 #include <stdio.h>
+#include <string.h>
 #include "bpfgov.h"
 #include "json_writer.h"
 #include "replay.h"
@@ -27,25 +28,44 @@ static void cell_f(char *b, size_t n, int ok, double v, int prec)
 }
 
 enum row_id {
-	ROW_DECISIONS, ROW_DEEP, ROW_SHALLOW, ROW_MISS, ROW_WAKE_MS, ROW_WAKE_US, ROW_POLL_MS,
-	ROW_POLL_PCT, ROW_FLOOR, ROW_LOW_MS, ROW_LOW_GAPS, ROW_CHANGES, ROW__MAX,
+	ROW_EDIST, ROW_LDIST, ROW_V_MENU, ROW_V_TEO, ROW_V_LADDER, ROW_V_HALTPOLL, ROW_ENERGY,
+	ROW_DECISIONS, ROW_PERIODS, ROW_DEEP, ROW_SHALLOW, ROW_MISS, ROW_WAKE_MS, ROW_WAKE_US,
+	ROW_POLL_MS, ROW_POLL_PCT, ROW_FLOOR, ROW_LOW_MS, ROW_LOW_GAPS, ROW_CHANGES, ROW_DESIRED,
+	ROW_WRITES, ROW__MAX,
 };
 
 static const char *const row_names[ROW__MAX] = {
-	"idle decisions", "too deep", "too shallow", "misses %", "wake latency paid ms",
-	"mean wake latency us", "poll time ms", "poll % of idle", "mean floor /1024",
-	"floor=0 <=30ms after gap<1ms, ms", "short gaps -> floor 0", "floor changes /s",
+	"energy above oracle, % of a CPU", "latency above oracle, us/idle", "verdict vs menu",
+	"verdict vs teo", "verdict vs ladder", "verdict vs haltpoll", "idle energy, % of a CPU",
+	"idle decisions", "idle periods", "too deep", "too shallow", "misses % of periods",
+	"wake latency paid ms", "mean wake latency us", "poll time ms", "poll % of idle",
+	"mean floor /1024", "floor=0 <=30ms after gap<1ms, ms", "short gaps -> floor 0",
+	"floor changes /s", "mean HWP desired /1024", "HWP request writes /s",
 };
+
+static void cell_verdict(char *b, size_t n, const struct replay_stats *s, int ref)
+{
+	snprintf(b, n, "%s", s->idle && s->verdict[ref] >= 0 ? judge_verdict_name(s->verdict[ref])
+							      : "-");
+}
 
 static void row_cell(char *b, size_t n, int row, const struct replay_stats *s)
 {
-	double dec = s->decisions ? (double)s->decisions : 1;
+	double per = s->j.periods ? (double)s->j.periods : 1;
 
 	switch (row) {
+	case ROW_EDIST: cell_f(b, n, s->idle, s->energy_dist_pct, 2); break;
+	case ROW_LDIST: cell_f(b, n, s->idle, s->latency_dist_us, 1); break;
+	case ROW_V_MENU: cell_verdict(b, n, s, RP_MENU); break;
+	case ROW_V_TEO: cell_verdict(b, n, s, RP_TEO); break;
+	case ROW_V_LADDER: cell_verdict(b, n, s, RP_LADDER); break;
+	case ROW_V_HALTPOLL: cell_verdict(b, n, s, RP_HALTPOLL); break;
+	case ROW_ENERGY: cell_f(b, n, s->idle, s->energy_pct, 2); break;
 	case ROW_DECISIONS: cell_u64(b, n, s->idle, s->decisions); break;
+	case ROW_PERIODS: cell_u64(b, n, s->idle, s->j.periods); break;
 	case ROW_DEEP: cell_u64(b, n, s->idle, s->too_deep); break;
 	case ROW_SHALLOW: cell_u64(b, n, s->idle, s->too_shallow); break;
-	case ROW_MISS: cell_f(b, n, s->idle, 100.0 * (s->too_deep + s->too_shallow) / dec, 1); break;
+	case ROW_MISS: cell_f(b, n, s->idle, 100.0 * (s->too_deep + s->too_shallow) / per, 1); break;
 	case ROW_WAKE_MS: cell_f(b, n, s->idle, s->wake_lat_ns / 1e6, 1); break;
 	case ROW_WAKE_US:
 		cell_f(b, n, s->idle, s->wakeups ? s->wake_lat_ns / 1e3 / s->wakeups : 0, 1);
@@ -64,10 +84,19 @@ static void row_cell(char *b, size_t n, int row, const struct replay_stats *s)
 			snprintf(b, n, "-");
 		break;
 	case ROW_CHANGES: cell_f(b, n, s->freq, s->changes_per_s, 1); break;
+	case ROW_DESIRED: cell_f(b, n, s->freq && s->passive, s->mean_desired, 0); break;
+	case ROW_WRITES: cell_f(b, n, s->freq && s->passive, s->request_writes_per_s, 1); break;
 	}
 }
 
 static const char *const cost_src[] = { "table", "measured median", "header" };
+
+static int col_width(int p)
+{
+	int w = (int)strlen(replay_policy_name(p));
+
+	return w > 9 ? w : 9;
+}
 
 void replay_print_table(FILE *out, const char *file, const struct trace *t,
 			const struct replay_opts *o, const struct replay_result *r)
@@ -86,12 +115,22 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 		(unsigned long long)(o->tick_ns / 1000), (unsigned long long)(o->timer_ns / 1000),
 		o->sugov_rate_limit_us, o->hwp_rate_limit_us,
 		(unsigned long long)o->hp.guest_halt_poll_ns);
-	fprintf(out, "judge    a state pays back once sleep >= max(target residency, cost x %u%%)\n\n",
-		o->judge_pct);
+	fprintf(out, "power    full power = polling = 1;");
+	for (__u32 k = 0; k < t->nr_states; k++)
+		fprintf(out, " %s %.3g", t->states[k].name, r->pm.frac[k]);
+	fprintf(out, "; a wake-up costs its latency at full power\n");
+	fprintf(out, "oracle   the state of least energy among those paid back (sleep >= max(target residency, cost x %u%%)): idle energy %.2f %% of a CPU, latency %.1f us/idle\n",
+		o->judge_pct, r->oracle_energy_pct, r->oracle_latency_us);
+	fprintf(out, "verdict  against each kernel model, ties within %.2f %% of a CPU and %.2f us/idle\n",
+		o->tie_energy_pct, o->tie_latency_us);
+	fprintf(out, "columns  bpfgov@GOV: bpfgov's pick as actuated under that kernel governor (PM QoS cap);\n"
+		"         hwp-3/4, hwp-7/8: seed-thread proposals (HWP min = part of schedutil's target),\n"
+		"         hwp-1: min = the whole target, not kernel paths; hwp-passive: the kernel's\n"
+		"         intel_cpufreq_adjust_perf (min = bw_min, desired = target)\n\n");
 	fprintf(out, "%-33s", "");
 	for (int p = 0; p < RP__MAX; p++)
 		if (o->policies & (1u << p))
-			fprintf(out, " %*s", p == RP_LADDER_BAL ? 15 : 9, replay_policy_name(p));
+			fprintf(out, " %*s", col_width(p), replay_policy_name(p));
 	fputc('\n', out);
 	for (int row = 0; row < ROW__MAX; row++) {
 		fprintf(out, "%-33s", row_names[row]);
@@ -99,7 +138,7 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 			if (!(o->policies & (1u << p)))
 				continue;
 			row_cell(cell, sizeof(cell), row, &r->p[p]);
-			fprintf(out, " %*s", p == RP_LADDER_BAL ? 15 : 9, cell);
+			fprintf(out, " %*s", col_width(p), cell);
 		}
 		fputc('\n', out);
 	}
@@ -128,9 +167,33 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 		jsonw_bool_field(w, "poll", t->states[k].is_poll);
 		jsonw_uint_field(w, "cost_ns", r->cost_ns[k]);
 		jsonw_string_field(w, "cost_from", cost_src[r->cost_from[k]]);
+		jsonw_float_field_fmt(w, "power", "%.4f", r->pm.frac[k]);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+	jsonw_name(w, "judge");
+	jsonw_start_object(w);
+	jsonw_name(w, "power_model");
+	jsonw_start_array(w);
+	for (__u32 k = 0; k < t->nr_states; k++)
+		jsonw_float_fmt(w, "%.4f", r->pm.frac[k]);
+	jsonw_end_array(w);
+	jsonw_uint_field(w, "judge_pct", o->judge_pct);
+	jsonw_float_field_fmt(w, "tie_energy_pct", "%.4f", o->tie_energy_pct);
+	jsonw_float_field_fmt(w, "tie_latency_us", "%.4f", o->tie_latency_us);
+	jsonw_uint_field(w, "span_ns", r->span_ns);
+	jsonw_name(w, "oracle");
+	jsonw_start_object(w);
+	jsonw_float_field_fmt(w, "energy_pct", "%.4f", r->oracle_energy_pct);
+	jsonw_float_field_fmt(w, "latency_us", "%.3f", r->oracle_latency_us);
+	jsonw_end_object(w);
+	jsonw_name(w, "references");
+	jsonw_start_array(w);
+	for (int p = 0; p < RP__MAX; p++)
+		if (replay_policy_is_kernel_ref(p) && (o->policies & (1u << p)))
+			jsonw_string(w, replay_policy_name(p));
+	jsonw_end_array(w);
+	jsonw_end_object(w);
 	jsonw_name(w, "models");
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "tick_us", o->tick_ns / 1000);
@@ -164,6 +227,17 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 			for (__u32 k = 0; k < t->nr_states; k++)
 				jsonw_uint(w, s->state_use[k]);
 			jsonw_end_array(w);
+			jsonw_uint_field(w, "periods", s->j.periods);
+			jsonw_float_field_fmt(w, "energy_pct", "%.4f", s->energy_pct);
+			jsonw_float_field_fmt(w, "energy_distance_pct", "%.4f", s->energy_dist_pct);
+			jsonw_float_field_fmt(w, "latency_distance_us", "%.3f", s->latency_dist_us);
+			jsonw_name(w, "verdicts");
+			jsonw_start_object(w);
+			for (int q = 0; q < RP__MAX; q++)
+				if (s->verdict[q] >= 0)
+					jsonw_string_field(w, replay_policy_name(q),
+							   judge_verdict_name(s->verdict[q]));
+			jsonw_end_object(w);
 			jsonw_end_object(w);
 		} else {
 			jsonw_null_field(w, "idle");
@@ -177,6 +251,12 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 			jsonw_uint_field(w, "short_gaps_to_lowest", s->short_gaps_hit);
 			jsonw_uint_field(w, "floor_changes", s->floor_changes);
 			jsonw_float_field_fmt(w, "floor_changes_per_s", "%.3f", s->changes_per_s);
+			if (s->passive) {
+				jsonw_float_field_fmt(w, "mean_desired", "%.2f", s->mean_desired);
+				jsonw_uint_field(w, "request_writes", s->request_writes);
+				jsonw_float_field_fmt(w, "request_writes_per_s", "%.3f",
+						      s->request_writes_per_s);
+			}
 			jsonw_end_object(w);
 		} else {
 			jsonw_null_field(w, "freq");

@@ -37,18 +37,27 @@ struct synth {
 	__u64 rng;
 };
 
-/* xorshift64*: reproducible jitter from --seed, no libc state. */
-static __u64 jitter(struct synth *s)
+/* xorshift64*: reproducible draws from --seed, no libc state. */
+static __u64 rnd(struct synth *s)
 {
 	__u64 x = s->rng;
 
-	if (!s->jitter_ns)
-		return 0;
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
 	s->rng = x;
-	return (x * 0x2545f4914f6cdd1dull >> 11) % s->jitter_ns;
+	return x * 0x2545f4914f6cdd1dull >> 11;
+}
+
+/* Uniform in [0, n). */
+static __u64 rnd_below(struct synth *s, __u64 n)
+{
+	return n ? rnd(s) % n : 0;
+}
+
+static __u64 jitter(struct synth *s)
+{
+	return s->jitter_ns ? rnd_below(s, s->jitter_ns) : 0;
 }
 
 static int add(struct synth *s, __u64 ts, __u64 dur, __u32 cpu, __u32 kind, __u32 state)
@@ -62,18 +71,98 @@ static int add_busy(struct synth *s, __u32 cpu, __u64 start, __u64 end)
 }
 
 /* One idle period [start, end), spent in one residency of rec_state.
- * @wake_lat: latency sample when another CPU woke us (0: a timer did). */
-static int add_idle(struct synth *s, __u32 cpu, __u64 start, __u64 end, __u64 wake_lat)
+ * @wake_lat: latency sample when another CPU woke us (0: a timer did, or
+ * a device interrupt when @wake says so). Version 2 fields: a timer wakeup
+ * carries its timer (entry to expiry: the sleep); any other wakeup "-"
+ * (the CPU's next timer is not known to the scenario). */
+static int add_idle_why(struct synth *s, __u32 cpu, __u64 start, __u64 end, __u64 wake_lat,
+			__u32 wake)
 {
+	__u64 sleep = end - start;
 	int err;
 
 	if (end <= start)
 		return 0;
-	err = add(s, end, end - start, cpu, BPFGOV_EV_IDLE_EXIT, s->rec_state);
+	if (!wake)
+		wake = wake_lat ? TRACE_WAKE_IPI : TRACE_WAKE_TIMER;
+	sleep = wake_lat ? (wake_lat < sleep ? sleep - wake_lat : 0)
+			 : (s->cost_ns < sleep ? sleep - s->cost_ns : 0);
+	err = trace_add_idle(&s->t, end, end - start, cpu, s->rec_state,
+			     wake == TRACE_WAKE_TIMER ? sleep : TRACE_NO_TIMER, wake);
 	if (!err && wake_lat)
 		err = add(s, end, wake_lat, cpu, BPFGOV_EV_WAKE_LAT, s->rec_state);
 	if (!err)
 		err = add(s, end, end - start, cpu, BPFGOV_EV_IDLE_GAP, TRACE_NO_STATE);
+	return err;
+}
+
+static int add_idle(struct synth *s, __u32 cpu, __u64 start, __u64 end, __u64 wake_lat)
+{
+	return add_idle_why(s, cpu, start, end, wake_lat, 0);
+}
+
+/*
+ * bursty: a server. A burst of @burst requests, each @work busy and
+ * separated by short idles of @gap (woken by another CPU), then a lull of
+ * uniform [@lull_lo, @lull_hi) ended by a device interrupt (a new
+ * connection). The long lulls keep any mean of idle lengths high while the
+ * short idles that follow them are the common case.
+ */
+static int bursty(struct synth *s, __u64 end, __u32 burst, __u64 work, __u64 gap,
+		  __u64 lull_lo, __u64 lull_hi)
+{
+	__u64 now = s->busy_open;
+	int err = 0;
+
+	while (!err && now < end) {
+		for (__u32 i = 0; !err && i < burst; i++) {
+			__u64 w = work + jitter(s), g = gap + jitter(s);
+
+			err = add_busy(s, 0, now, now + w);
+			now += w;
+			if (!err && i + 1 < burst)
+				err = add_idle(s, 0, now, now + g + s->cost_ns, s->cost_ns);
+			if (i + 1 < burst)
+				now += g + s->cost_ns;
+		}
+		if (!err) {
+			__u64 l = lull_lo + rnd_below(s, lull_hi > lull_lo ? lull_hi - lull_lo : 0);
+
+			err = add_idle_why(s, 0, now, now + l + s->cost_ns, 0, TRACE_WAKE_OTHER);
+			now += l + s->cost_ns;
+		}
+	}
+	s->busy_open = now;
+	return err;
+}
+
+/*
+ * mix: bimodal idles after @work of busy each: short ones (@short_ns, woken
+ * by another CPU) and long ones (@long_ns, a timer), @long_pm permille of
+ * them long. With @phase_ns, not mixed at random but in phases: @phase_ns
+ * of short idles, then @phase_ns of long ones, and so on.
+ */
+static int mix(struct synth *s, __u64 end, __u64 work, __u64 short_ns, __u64 long_ns,
+	       __u32 long_pm, __u64 phase_ns)
+{
+	__u64 now = s->busy_open, t0 = now;
+	int err = 0;
+
+	while (!err && now < end) {
+		__u64 w = work + jitter(s);
+		int is_long = phase_ns ? (int)(((now - t0) / phase_ns) & 1)
+				       : rnd_below(s, 1000) < long_pm;
+		__u64 g = (is_long ? long_ns : short_ns) + jitter(s);
+
+		err = add_busy(s, 0, now, now + w);
+		now += w;
+		if (!err && is_long)
+			err = add_idle(s, 0, now, now + g + s->cost_ns, 0);
+		else if (!err)
+			err = add_idle(s, 0, now, now + g + s->cost_ns, s->cost_ns);
+		now += g + s->cost_ns;
+	}
+	s->busy_open = now;
 	return err;
 }
 
@@ -135,6 +224,14 @@ static void synth_usage(FILE *out)
 		"                                                (default 842 us, 100 trials, 100 ms)\n"
 		"  pingpong --work-us W [--duration S] [--hop-us H]  token between CPU0 and CPU1,\n"
 		"                                                W us of work per hop (+H us overhead, 5)\n"
+		"  bursty [--burst N] [--work-us W] [--gap-us G] [--lull-ms LO:HI] [--duration S]\n"
+		"                      a server: N requests of W us with G us idle between them\n"
+		"                      (8, 50, 30), then a lull of LO..HI ms (5:20), 10 s\n"
+		"  mix [--work-us W] [--short-us S] [--long-us L] [--long-pct P] [--phase-ms M]\n"
+		"                      W us busy (50) between short S (20) and long L (2000) us\n"
+		"                      idles, P %% long (30) at random, or in phases of M ms\n"
+		"Idle-state table: --table vm (POLL + HALT claiming 1/1 us, as the haltpoll\n"
+		"                      driver does; default) or truthful (HALT claims its cost)\n"
 		"Cost model (this host): --halt-cost-us N (100), --poll-cost-us N (1),\n"
 		"  --jitter-us J       add uniform [0, J) us to each work/gap length (0)\n"
 		"  --seed N            jitter seed (1); same seed, same trace\n"
@@ -147,7 +244,8 @@ static void synth_usage(FILE *out)
 int do_synth(int argc, char **argv)
 {
 	enum { O_HZ = 256, O_LOAD, O_DUR, O_SWEEP, O_STEP, O_GAP, O_TRIALS, O_BUSY, O_WORK,
-	       O_HOP, O_HALT, O_POLL, O_REC, O_JITTER, O_SEED };
+	       O_HOP, O_BURST, O_LULL, O_SHORT, O_LONG, O_LONGPCT, O_PHASE, O_HALT, O_POLL, O_REC,
+	       O_JITTER, O_SEED, O_TABLE };
 	static const struct option opts[] = {
 		{ "hz", required_argument, NULL, O_HZ },
 		{ "load", required_argument, NULL, O_LOAD },
@@ -159,11 +257,18 @@ int do_synth(int argc, char **argv)
 		{ "busy-ms", required_argument, NULL, O_BUSY },
 		{ "work-us", required_argument, NULL, O_WORK },
 		{ "hop-us", required_argument, NULL, O_HOP },
+		{ "burst", required_argument, NULL, O_BURST },
+		{ "lull-ms", required_argument, NULL, O_LULL },
+		{ "short-us", required_argument, NULL, O_SHORT },
+		{ "long-us", required_argument, NULL, O_LONG },
+		{ "long-pct", required_argument, NULL, O_LONGPCT },
+		{ "phase-ms", required_argument, NULL, O_PHASE },
 		{ "halt-cost-us", required_argument, NULL, O_HALT },
 		{ "poll-cost-us", required_argument, NULL, O_POLL },
 		{ "recorded", required_argument, NULL, O_REC },
 		{ "jitter-us", required_argument, NULL, O_JITTER },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "table", required_argument, NULL, O_TABLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -172,13 +277,18 @@ int do_synth(int argc, char **argv)
 	 * rather than silently ignored. */
 	static const char *const takes[] = { "periodic", "hz load duration sweep step-s",
 					     "impulse", "gap-us trials busy-ms",
-					     "pingpong", "work-us duration hop-us" };
+					     "pingpong", "work-us duration hop-us",
+					     "bursty", "burst work-us gap-us lull-ms duration",
+					     "mix", "work-us short-us long-us long-pct phase-ms duration" };
+	const int nr_scen = (int)(sizeof(takes) / sizeof(takes[0]));
 	struct synth s;
 	const char *scen, *out = NULL;
 	double hz = 347, load = 50, dur = -1, step_s = 3, lo = 0, hi = 0, step = 0;
 	double gap_lo = 842, gap_hi = 842, busy_ms = 100, work_us = 0, hop_us = 5;
-	double halt_us = 100, poll_us = 1;
+	double halt_us = 100, poll_us = 1, lull_lo = 5, lull_hi = 20, short_us = 20, long_us = 2000;
+	double long_pct = 30, phase_ms = 0, burst = 8;
 	__u32 trials = 100;
+	int truthful = 0, work_set = 0, gap_set = 0;
 	int c, sweep = 0, ret = 2, scen_idx = -1;
 	char msg[512], *src;
 	size_t used = 0;
@@ -192,15 +302,16 @@ int do_synth(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || argv[1][0] == '-') {
-		pr_warn("synth: need a SCENARIO: periodic, impulse or pingpong (see --help)\n");
+		pr_warn("synth: need a SCENARIO: periodic, impulse, pingpong, bursty or mix (see --help)\n");
 		return 2;
 	}
 	scen = argv[1];
-	for (int i = 0; i < 6; i += 2)
+	for (int i = 0; i < nr_scen; i += 2)
 		if (!strcmp(scen, takes[i]))
 			scen_idx = i;
 	if (scen_idx < 0) {
-		pr_warn("synth: unknown scenario '%s' (periodic, impulse, pingpong)\n", scen);
+		pr_warn("synth: unknown scenario '%s' (periodic, impulse, pingpong, bursty, mix)\n",
+			scen);
 		return 2;
 	}
 	optind = 0;
@@ -223,7 +334,7 @@ int do_synth(int argc, char **argv)
 				argv[optind]);
 			goto out;
 		}
-		if (c != O_SWEEP && c != O_GAP && c != O_REC) {
+		if (c != O_SWEEP && c != O_GAP && c != O_REC && c != O_LULL && c != O_TABLE) {
 			v = strtod(optarg, &end);
 			if (end == optarg || *end || v < 0 || v > 1e9) {
 				pr_warn("synth: bad value '%s' for --%s\n", optarg, opts[c - O_HZ].name);
@@ -250,7 +361,29 @@ int do_synth(int argc, char **argv)
 		case O_STEP: step_s = v; break;
 		case O_TRIALS: trials = (__u32)v; break;
 		case O_BUSY: busy_ms = v; break;
-		case O_WORK: work_us = v; break;
+		case O_WORK: work_us = v; work_set = 1; break;
+		case O_BURST: burst = v; break;
+		case O_SHORT: short_us = v; break;
+		case O_LONG: long_us = v; break;
+		case O_LONGPCT: long_pct = v; break;
+		case O_PHASE: phase_ms = v; break;
+		case O_LULL:
+			if (parse_range(optarg, &lull_lo, &lull_hi, NULL, 0) || lull_lo > lull_hi ||
+			    lull_lo < 0 || lull_hi > 1e6) {
+				pr_warn("synth: --lull-ms wants LO:HI in ms\n");
+				goto out;
+			}
+			break;
+		case O_TABLE:
+			if (!strcmp(optarg, "truthful"))
+				truthful = 1;
+			else if (!strcmp(optarg, "vm"))
+				truthful = 0;
+			else {
+				pr_warn("synth: --table wants truthful or vm\n");
+				goto out;
+			}
+			break;
 		case O_HOP: hop_us = v; break;
 		case O_HALT: halt_us = v; break;
 		case O_POLL: poll_us = v; break;
@@ -264,6 +397,7 @@ int do_synth(int argc, char **argv)
 			sweep = 1;
 			break;
 		case O_GAP:
+			gap_set = 1;
 			if (strchr(optarg, ':')) {
 				if (parse_range(optarg, &gap_lo, &gap_hi, NULL, 0) || gap_lo > gap_hi ||
 				    gap_lo < 0) {
@@ -301,8 +435,8 @@ int do_synth(int argc, char **argv)
 	if (!s.rng)
 		s.rng = 1;	/* xorshift's fixed point */
 	if (hz <= 0 || hz > 100000 || load > 100 || trials < 1 || busy_ms <= 0 || dur == 0 ||
-	    step_s <= 0) {
-		pr_warn("synth: out of range: need 0 < hz <= 100000, load <= 100, trials >= 1, busy-ms > 0, duration > 0\n");
+	    step_s <= 0 || long_pct > 100 || burst < 1) {
+		pr_warn("synth: out of range: need 0 < hz <= 100000, load <= 100, trials >= 1, busy-ms > 0, duration > 0, long-pct <= 100, burst >= 1\n");
 		goto out;
 	}
 
@@ -313,8 +447,10 @@ int do_synth(int argc, char **argv)
 	s.t.states[0].is_poll = 1;
 	s.t.states[0].cost_ns = (__u64)(poll_us * NS_PER_US);
 	snprintf(s.t.states[1].name, TRACE_NAME_LEN, "HALT");
-	s.t.states[1].exit_latency_us = 1;
-	s.t.states[1].residency_us = 1;
+	/* vm: what the haltpoll driver claims (1/1 us); truthful: the table
+	 * says what a wake-up from halt really costs. */
+	s.t.states[1].exit_latency_us = truthful ? (__u32)(halt_us + 0.5) : 1;
+	s.t.states[1].residency_us = truthful ? (__u32)(halt_us + 0.5) : 1;
 	s.t.states[1].cost_ns = (__u64)(halt_us * NS_PER_US);
 	/* Ping-pong's sleep is the peer's work plus the peer's wake-up: a
 	 * trace "recorded" under halt would bake 100 us of halt latency into
@@ -377,6 +513,22 @@ int do_synth(int argc, char **argv)
 			now += busy + gap;
 		}
 		if (add_busy(&s, 0, now, now + busy))
+			goto nomem;
+	} else if (!strcmp(scen, "bursty")) {
+		s.t.nr_cpus = 1;
+		s.busy_open = T0;
+		if (bursty(&s, T0 + (__u64)((dur > 0 ? dur : 10) * NS_PER_S), (__u32)burst,
+			   (__u64)((work_set ? work_us : 50) * NS_PER_US),
+			   (__u64)((gap_set ? gap_lo : 30) * NS_PER_US),
+			   (__u64)(lull_lo * NS_PER_MS), (__u64)(lull_hi * NS_PER_MS)))
+			goto nomem;
+	} else if (!strcmp(scen, "mix")) {
+		s.t.nr_cpus = 1;
+		s.busy_open = T0;
+		if (mix(&s, T0 + (__u64)((dur > 0 ? dur : 10) * NS_PER_S),
+			(__u64)((work_set ? work_us : 50) * NS_PER_US), (__u64)(short_us * NS_PER_US),
+			(__u64)(long_us * NS_PER_US), (__u32)(long_pct * 10 + 0.5),
+			(__u64)(phase_ms * NS_PER_MS)))
 			goto nomem;
 	} else {
 		/* CPU0 works, wakes CPU1, sleeps until CPU1 wakes it back. */

@@ -16,6 +16,7 @@
 #include "util.h"
 
 #define TRACE_MAX_LINE	1024
+#define TRACE_MAX_FIELDS 32	/* more on a line: the rest is ignored (v2) */
 
 void trace_init(struct trace *t)
 {
@@ -49,7 +50,50 @@ int trace_add(struct trace *t, __u64 ts_ns, __u64 dur_ns, __u32 cpu, __u32 kind,
 	r->cpu = cpu;
 	r->kind = kind;
 	r->state = state;
-	r->pad = 0;
+	r->wake = TRACE_WAKE_UNKNOWN;
+	r->next_timer_ns = TRACE_NO_TIMER;
+	return 0;
+}
+
+int trace_add_idle(struct trace *t, __u64 ts_ns, __u64 dur_ns, __u32 cpu, __u32 state,
+		   __u64 next_timer_ns, __u32 wake)
+{
+	int err = trace_add(t, ts_ns, dur_ns, cpu, BPFGOV_EV_IDLE_EXIT, state);
+
+	if (!err) {
+		t->recs[t->nr - 1].next_timer_ns = next_timer_ns;
+		t->recs[t->nr - 1].wake = wake < TRACE_WAKE__MAX ? wake : TRACE_WAKE_UNKNOWN;
+	}
+	return err;
+}
+
+static const char *const wake_names[TRACE_WAKE__MAX] = {
+	[TRACE_WAKE_UNKNOWN] = "-",
+	[TRACE_WAKE_TIMER] = "timer",
+	[TRACE_WAKE_IPI] = "ipi",
+	[TRACE_WAKE_OTHER] = "other",
+};
+
+const char *trace_wake_name(__u32 wake)
+{
+	return wake < TRACE_WAKE__MAX ? wake_names[wake] : "-";
+}
+
+__u32 trace_wake_parse(const char *s)
+{
+	for (__u32 w = 0; w < TRACE_WAKE__MAX; w++)
+		if (!strcmp(wake_names[w], s))
+			return w;
+	return TRACE_WAKE__MAX;
+}
+
+int trace_has_v2(const struct trace *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->recs[i].kind == BPFGOV_EV_IDLE_EXIT &&
+		    (t->recs[i].wake != TRACE_WAKE_UNKNOWN ||
+		     t->recs[i].next_timer_ns != TRACE_NO_TIMER))
+			return 1;
 	return 0;
 }
 
@@ -221,41 +265,69 @@ static int check_header(struct parser *p, struct trace *t, __u32 seen)
 	return 0;
 }
 
-static int parse_record(struct parser *p, struct trace *t, char **tok, int n, __u64 *last_ts)
+/*
+ * Version 1: exactly TS CPU KIND DUR [STATE]. Version 2 adds, to `idle`
+ * records only, NEXT_TIMER_NS|- and WAKE (timer, ipi, other, -); a version
+ * 2 reader skips fields after those, and records of kinds it does not know
+ * (they still count for the 'end' line), so that later versions may append
+ * fields and add kinds.
+ */
+static int parse_record(struct parser *p, struct trace *t, char **tok, int n, __u64 *last_ts,
+			size_t *skipped)
 {
-	__u64 ts, dur;
-	__u32 cpu, kind, state = TRACE_NO_STATE;
+	__u64 ts, dur, next_timer = TRACE_NO_TIMER;
+	__u32 cpu, kind, state = TRACE_NO_STATE, wake = TRACE_WAKE_UNKNOWN;
+	int v2 = t->version >= 2, fixed;
 
-	if (n < 4 || n > 5)
+	if (n < 4 || (!v2 && n > 5))
 		return perr(p, "record needs 'TS_NS CPU KIND DUR_NS [STATE]', got %d fields", n);
 	if (parse_u64(tok[0], &ts))
 		return perr(p, "timestamp '%s' is not an unsigned integer", tok[0]);
 	if (tok_u32(tok[1], &cpu) || cpu >= t->nr_cpus)
 		return perr(p, "cpu '%s' is not below nr_cpus %u", tok[1], t->nr_cpus);
 	kind = trace_kind_parse(tok[2]);
-	if (!kind)
+	if (!kind && !v2)
 		return perr(p, "unknown record kind '%s' (busy, gap, idle, wake)", tok[2]);
 	if (parse_u64(tok[3], &dur))
 		return perr(p, "duration '%s' is not an unsigned integer", tok[3]);
 	if (dur > ts)
 		return perr(p, "duration %llu ns is longer than the timestamp %llu ns",
 			    (unsigned long long)dur, (unsigned long long)ts);
-	if (kind_has_state(kind)) {
-		if (n != 5)
-			return perr(p, "'%s' record needs a STATE field", tok[2]);
-		if (tok_u32(tok[4], &state) || state >= t->nr_states)
-			return perr(p, "state '%s' is not below the %u states of the header",
-				    tok[4], t->nr_states);
-	} else if (n != 4) {
-		return perr(p, "'%s' record takes no STATE field", tok[2]);
-	}
 	if (ts < *last_ts)
 		return perr(p, "timestamp %llu goes backwards (line %zu has %llu)",
 			    (unsigned long long)ts, p->last_rec_line, (unsigned long long)*last_ts);
 	*last_ts = ts;
 	p->last_rec_line = p->line;
+	if (!kind) {
+		(*skipped)++;	/* a later version's kind */
+		return 0;
+	}
+	fixed = kind_has_state(kind) ? 5 : 4;
+	if (kind_has_state(kind)) {
+		if (n < 5)
+			return perr(p, "'%s' record needs a STATE field", tok[2]);
+		if (tok_u32(tok[4], &state) || state >= t->nr_states)
+			return perr(p, "state '%s' is not below the %u states of the header",
+				    tok[4], t->nr_states);
+	} else if (n != 4 && !v2) {
+		return perr(p, "'%s' record takes no STATE field", tok[2]);
+	}
+	if (v2 && kind == BPFGOV_EV_IDLE_EXIT) {
+		if (n > fixed && strcmp(tok[fixed], "-") && parse_u64(tok[fixed], &next_timer))
+			return perr(p, "next timer '%s' is not a number of ns or '-'", tok[fixed]);
+		if (next_timer == TRACE_NO_TIMER && n > fixed && strcmp(tok[fixed], "-"))
+			return perr(p, "next timer '%s' is out of range", tok[fixed]);
+		if (n > fixed + 1) {
+			wake = trace_wake_parse(tok[fixed + 1]);
+			if (wake == TRACE_WAKE__MAX)
+				return perr(p, "wake reason '%s' is not timer, ipi, other or -",
+					    tok[fixed + 1]);
+		}
+	}
 	if (trace_add(t, ts, dur, cpu, kind, state))
 		return -ENOMEM;
+	t->recs[t->nr - 1].next_timer_ns = next_timer;
+	t->recs[t->nr - 1].wake = wake;
 	return 0;
 }
 
@@ -264,8 +336,8 @@ enum { P_MAGIC, P_HEADER, P_RECORDS, P_END };
 int trace_parse(FILE *f, const char *name, struct trace *t, char *err, size_t errlen)
 {
 	struct parser p = { .name = name, .line = 0, .err = err, .errlen = errlen };
-	char *buf = NULL, *tok[8];
-	size_t cap = 0;
+	char *buf = NULL, *tok[TRACE_MAX_FIELDS];
+	size_t cap = 0, skipped = 0;
 	ssize_t len;
 	__u64 last_ts = 0, count;
 	__u32 seen = 0;
@@ -308,9 +380,10 @@ int trace_parse(FILE *f, const char *name, struct trace *t, char *err, size_t er
 					   TRACE_MAGIC, TRACE_VERSION);
 				goto out;
 			}
-			if (tok_u32(tok[1], &t->version) || t->version != TRACE_VERSION) {
-				ret = perr(&p, "unsupported trace version '%s' (this reader knows %d)",
-					   tok[1], TRACE_VERSION);
+			if (tok_u32(tok[1], &t->version) || t->version < TRACE_VERSION_MIN ||
+			    t->version > TRACE_VERSION) {
+				ret = perr(&p, "unsupported trace version '%s' (this reader knows %d..%d)",
+					   tok[1], TRACE_VERSION_MIN, TRACE_VERSION);
 				goto out;
 			}
 			phase = P_HEADER;
@@ -351,7 +424,7 @@ int trace_parse(FILE *f, const char *name, struct trace *t, char *err, size_t er
 			}
 			continue;
 		}
-		n = split(buf, tok, 8);
+		n = split(buf, tok, TRACE_MAX_FIELDS);
 		if (!n)
 			continue;	/* blanks only: a blank line */
 		if (!strcmp(tok[0], "end")) {
@@ -359,15 +432,17 @@ int trace_parse(FILE *f, const char *name, struct trace *t, char *err, size_t er
 				ret = perr(&p, "malformed 'end' line (need 'end COUNT')");
 				goto out;
 			}
-			if (count != t->nr) {
+			if (count != t->nr + skipped) {
 				ret = perr(&p, "'end' says %llu records but %zu were read (records lost or added)",
-					   (unsigned long long)count, t->nr);
+					   (unsigned long long)count, t->nr + skipped);
 				goto out;
 			}
 			phase = P_END;
 			continue;
 		}
-		ret = parse_record(&p, t, tok, n, &last_ts);
+		if (n > TRACE_MAX_FIELDS)
+			n = t->version >= 2 ? TRACE_MAX_FIELDS : n;
+		ret = parse_record(&p, t, tok, n, &last_ts, &skipped);
 		if (ret == -ENOMEM) {
 			perr(&p, "out of memory after %zu records", t->nr);
 			goto out;
@@ -437,7 +512,11 @@ int trace_validate(const struct trace *t, char *err, size_t errlen)
 
 int trace_write(FILE *f, const struct trace *t)
 {
-	fprintf(f, "%s %d\n", TRACE_MAGIC, TRACE_VERSION);
+	/* The lowest version that holds everything: a trace without version
+	 * 2 fields stays readable by version 1 readers. */
+	int v2 = trace_has_v2(t);
+
+	fprintf(f, "%s %d\n", TRACE_MAGIC, v2 ? 2 : 1);
 	if (t->source[0])
 		fprintf(f, "source %s\n", t->source);
 	fprintf(f, "nr_cpus %u\n", t->nr_cpus);
@@ -464,6 +543,13 @@ int trace_write(FILE *f, const struct trace *t)
 			trace_kind_name(r->kind), (unsigned long long)r->dur_ns);
 		if (kind_has_state(r->kind))
 			fprintf(f, " %u", r->state);
+		if (v2 && r->kind == BPFGOV_EV_IDLE_EXIT) {
+			if (r->next_timer_ns == TRACE_NO_TIMER)
+				fprintf(f, " -");
+			else
+				fprintf(f, " %llu", (unsigned long long)r->next_timer_ns);
+			fprintf(f, " %s", trace_wake_name(r->wake));
+		}
 		fputc('\n', f);
 	}
 	fprintf(f, "end %zu\n", t->nr);

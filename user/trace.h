@@ -18,7 +18,9 @@
 #include "bpfgov.h"
 
 #define TRACE_MAGIC		"bpfgov-trace"
-#define TRACE_VERSION		1
+#define TRACE_VERSION		2	/* the newest this reader knows; it reads 1 too */
+#define TRACE_VERSION_MIN	1
+#define TRACE_NO_TIMER		(~0ull)	/* next timer unknown */
 #define TRACE_NAME_LEN		32
 #define TRACE_SOURCE_LEN	256
 #define TRACE_NO_STATE		0xffffffffu
@@ -33,18 +35,30 @@ struct trace_state {
 	__u64 cost_ns;			/* real wake-up cost; 0: unknown */
 };
 
-/* Record kinds reuse the ring-buffer numbering so a recorder copies them. */
+/* What ended an idle residency (trace version 2, `idle` records). */
+enum trace_wake {
+	TRACE_WAKE_UNKNOWN = 0,		/* "-": not recorded (every version 1 trace) */
+	TRACE_WAKE_TIMER   = 1,		/* "timer": a timer (or the tick) expired */
+	TRACE_WAKE_IPI     = 2,		/* "ipi": another CPU woke it (IPI or need_resched) */
+	TRACE_WAKE_OTHER   = 3,		/* "other": a device interrupt or anything else */
+	TRACE_WAKE__MAX,
+};
+
+/* Record kinds reuse the ring-buffer numbering so a recorder copies them.
+ * A recorder fills an `idle` record with trace_add_idle(). */
 struct trace_rec {
 	__u64 ts_ns;			/* end of the interval (CLOCK_MONOTONIC) */
 	__u64 dur_ns;			/* length of the interval ending at ts_ns */
 	__u32 cpu;
 	__u32 kind;			/* BPFGOV_EV_BUSY/IDLE_GAP/IDLE_EXIT/WAKE_LAT */
 	__u32 state;			/* idle/wake: state index; else TRACE_NO_STATE */
-	__u32 pad;
+	__u32 wake;			/* idle: enum trace_wake */
+	__u64 next_timer_ns;		/* idle: idle entry to the CPU's next timer expiry
+					 * as programmed at entry; TRACE_NO_TIMER: unknown */
 };
 
 struct trace {
-	__u32 version;
+	__u32 version;			/* as read; the writer picks the lowest that fits */
 	__u32 nr_cpus;
 	__u32 nr_states;
 	struct trace_state states[BPFGOV_MAX_STATES];
@@ -57,6 +71,15 @@ void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 /* Append one record (no ordering check; see trace_sort). 0 or -ENOMEM. */
 int trace_add(struct trace *t, __u64 ts_ns, __u64 dur_ns, __u32 cpu, __u32 kind, __u32 state);
+/* Append an `idle` record with the version 2 fields: @next_timer_ns from
+ * idle entry (TRACE_NO_TIMER: unknown), @wake an enum trace_wake. */
+int trace_add_idle(struct trace *t, __u64 ts_ns, __u64 dur_ns, __u32 cpu, __u32 state,
+		   __u64 next_timer_ns, __u32 wake);
+/* "timer", "ipi", "other", "-" and back (TRACE_WAKE__MAX when unknown). */
+const char *trace_wake_name(__u32 wake);
+__u32 trace_wake_parse(const char *s);
+/* 1 when some record carries a version 2 field. */
+int trace_has_v2(const struct trace *t);
 /* Stable sort by end time, so a writer may produce records out of order. */
 void trace_sort(struct trace *t);
 /* The kinds a trace holds, by file name ("busy", ...) and back. */

@@ -16,6 +16,7 @@
 #include "bpfgov_tunables.h"
 #include "refmodels.h"
 #include "replay.h"
+#include "replay_judge.h"
 #include "trace.h"
 
 #define US 1000ull
@@ -229,8 +230,11 @@ static void test_poll_time_limit(void **state)
 	assert_int_equal(ref_poll_time(&rs), 20 * US);
 	rs.res_ns[1] = 1 * MS;
 	assert_int_equal(ref_poll_time(&rs), REF_TICK_NS_DEFAULT / 16);
-	rs.res_ns[1] = 1 * US;	/* this host: none qualifies -> a whole tick */
-	assert_int_equal(ref_poll_time(&rs), REF_TICK_NS_DEFAULT);
+	rs.res_ns[1] = 1 * US;	/* haltpoll's table: none qualifies -> TICK/16 */
+	assert_int_equal(ref_poll_time(&rs), REF_TICK_NS_DEFAULT / 16);
+	rs.res_ns[1] = 20 * US;
+	rs.disabled[1] = 1;	/* a disabled state does not count */
+	assert_int_equal(ref_poll_time(&rs), REF_TICK_NS_DEFAULT / 16);
 }
 
 static void test_schedutil_target(void **state)
@@ -352,7 +356,9 @@ static void test_pingpong_judge(void **state)
 }
 
 /* 106 us sleeps, halt costs 100 us: whether halting pays back depends on
- * the judge's multiplier; bpfgov (payback_pct default) polls here. */
+ * the power model (and the judge's latency guard): with halt at 0.3 of full
+ * power polling is cheaper (107 vs 131.8 us), with a free halt halting is
+ * (100 vs 107 us) unless the guard asks for 2 x the cost. */
 static void test_judge_pct(void **state)
 {
 	struct replay_opts o;
@@ -367,15 +373,55 @@ static void test_judge_pct(void **state)
 	load_or_fail(path, &t);
 	replay_opts_default(&o);
 	o.policies = (1u << RP_BPFGOV) | (1u << RP_MENU);
-	o.judge_pct = 100;
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
-	assert_int_equal(r->p[RP_MENU].too_deep, 0);		/* 106 >= 100 */
+	assert_true(r->p[RP_MENU].j.periods > 1000);
+	assert_int_equal(r->p[RP_MENU].too_deep, r->p[RP_MENU].j.periods);
+	assert_true(r->p[RP_MENU].energy_dist_pct > 10);
+	assert_true(r->p[RP_MENU].latency_dist_us > 98);
+	assert_int_equal(r->oracle_latency_us > 1.5, 0);
+	o.power_model = "HALT=0";
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	assert_int_equal(r->p[RP_MENU].too_deep, 0);
+	assert_true(r->p[RP_MENU].latency_dist_us < 0.5);
 	if (r->p[RP_BPFGOV].state_use[0] > r->p[RP_BPFGOV].decisions / 2)
 		assert_true(r->p[RP_BPFGOV].too_shallow > 0);
 	o.judge_pct = 200;
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
-	assert_int_equal(r->p[RP_MENU].too_deep, r->p[RP_MENU].decisions);	/* 106 < 200 */
-	assert_int_equal(r->p[RP_BPFGOV].too_shallow, 0);
+	assert_int_equal(r->p[RP_MENU].too_deep, r->p[RP_MENU].j.periods);	/* 106 < 200 */
+	/* an unknown state in the model is an error, nothing replayed */
+	o.power_model = "C6=0.1";
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "C6"));
+	trace_free(&t);
+	free(r);
+}
+
+/* Verdicts: on 6 us ping-pong sleeps every kernel model halts (100 us to
+ * wake) and bpfgov learns to poll: it wins on both axes against each. */
+static void test_verdicts(void **state)
+{
+	struct replay_opts o;
+	struct replay_result *r = calloc(1, sizeof(*r));
+	struct trace t;
+	char path[256], err[512];
+
+	(void)state;
+	assert_non_null(r);
+	snprintf(path, sizeof(path), "%s/pp0v.trace", tmpdir);
+	assert_int_equal(synth(path, "pingpong", "--work-us", "0", "--duration", "0.2"), 0);
+	load_or_fail(path, &t);
+	replay_opts_default(&o);
+	o.hp.guest_halt_poll_ns = 0;
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	assert_int_equal(r->p[RP_BPFGOV].verdict[RP_MENU], JV_WIN);
+	assert_int_equal(r->p[RP_BPFGOV].verdict[RP_HALTPOLL], JV_WIN);
+	assert_int_equal(r->p[RP_MENU].verdict[RP_BPFGOV], -1);	/* not a reference */
+	assert_int_equal(r->p[RP_MENU].verdict[RP_LADDER], JV_TIE);
+	assert_int_equal(r->p[RP_MENU].verdict[RP_MENU], -1);
+	assert_true(r->p[RP_BPFGOV].energy_dist_pct < r->p[RP_MENU].energy_dist_pct);
+	/* every idle period judged once, whatever the number of selections */
+	assert_int_equal(r->p[RP_MENU].j.periods, r->p[RP_BPFGOV].j.periods);
+	assert_int_equal(r->p[RP_MENU].j.periods, r->nr_idle);
 	trace_free(&t);
 	free(r);
 }
@@ -424,6 +470,339 @@ static void test_policy_names(void **state)
 	assert_int_equal(replay_policy_parse("nope"), -1);
 }
 
+/* ---------------------------------------------------------------- judge */
+
+/* The host's pair: POLL (cost 1 us) and a halt the table claims at 1/1 us
+ * that really costs 100 us to leave. */
+static void poll_halt_trace(struct trace *t)
+{
+	trace_init(t);
+	t->nr_cpus = 1;
+	t->nr_states = 2;
+	snprintf(t->states[0].name, TRACE_NAME_LEN, "POLL");
+	t->states[0].is_poll = 1;
+	snprintf(t->states[1].name, TRACE_NAME_LEN, "HALT");
+	t->states[1].exit_latency_us = 1;
+	t->states[1].residency_us = 1;
+}
+
+static void test_power_model(void **state)
+{
+	struct power_model pm;
+	struct trace t;
+	char err[256];
+
+	(void)state;
+	poll_halt_trace(&t);
+	assert_int_equal(power_model_build(&pm, NULL, &t, err, sizeof(err)), 0);
+	assert_true(pm.frac[0] == 1.0);
+	assert_true(pm.frac[1] == JUDGE_DEFAULT_FRAC);
+	assert_int_equal(power_model_build(&pm, "halt=0.1", &t, err, sizeof(err)), 0);
+	assert_true(pm.frac[1] == 0.1);
+	assert_int_equal(power_model_build(&pm, "1=0.2,POLL=1", &t, err, sizeof(err)), 0);
+	assert_true(pm.frac[1] == 0.2 && pm.frac[0] == 1.0);
+	/* a polling state draws full power by definition */
+	assert_int_equal(power_model_build(&pm, "POLL=0.5", &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "polls"));
+	assert_int_equal(power_model_build(&pm, "C6=0.1", &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no idle state 'C6'"));
+	assert_int_equal(power_model_build(&pm, "2=0.1", &t, err, sizeof(err)), -EINVAL);
+	assert_int_equal(power_model_check("HALT=1.5", err, sizeof(err)), -EINVAL);
+	assert_int_equal(power_model_check("HALT", err, sizeof(err)), -EINVAL);
+	assert_int_equal(power_model_check("HALT=0.1x", err, sizeof(err)), -EINVAL);
+	assert_int_equal(power_model_check("", err, sizeof(err)), -EINVAL);
+	assert_int_equal(power_model_check("C6=0,C1=0.25", err, sizeof(err)), 0);
+	/* deeper states default to half of the one above */
+	t.nr_states = 4;
+	t.states[2].residency_us = 50;
+	t.states[3].residency_us = 200;
+	power_model_default(&pm, &t);
+	assert_true(pm.frac[2] == JUDGE_DEFAULT_FRAC / 2 && pm.frac[3] == JUDGE_DEFAULT_FRAC / 4);
+}
+
+static void judge_for(struct judge *j, __u32 pct)
+{
+	static const __u64 cost[2] = { 1 * US, 100 * US };
+	struct power_model pm;
+	struct trace t;
+
+	poll_halt_trace(&t);
+	power_model_default(&pm, &t);	/* halt 0.3 */
+	judge_init(j, &t, cost, pct, &pm);
+}
+
+static void test_judge_oracle(void **state)
+{
+	struct judge j;
+
+	(void)state;
+	judge_for(&j, 100);
+	/* halt pays back once 0.3 S + 100 < S + 1: S > 141.4 us */
+	assert_int_equal(judge_oracle(&j, 5 * US), 0);
+	assert_int_equal(judge_oracle(&j, 101 * US), 0);
+	assert_int_equal(judge_oracle(&j, 141 * US), 0);
+	assert_int_equal(judge_oracle(&j, 142 * US), 1);
+	assert_int_equal(judge_oracle(&j, 4 * MS), 1);
+	/* the latency guard: with 300 %, halt needs S >= 300 us */
+	judge_for(&j, 300);
+	assert_int_equal(judge_oracle(&j, 250 * US), 0);
+	assert_int_equal(judge_oracle(&j, 300 * US), 1);
+}
+
+/* The issue's examples: a 5 us sleep in halt costs ~95 us of energy and
+ * 99 us of latency above the oracle; a 101 us sleep polled costs nothing. */
+static void test_judge_costs_not_counts(void **state)
+{
+	struct judge j;
+	struct judge_acc a;
+
+	(void)state;
+	judge_for(&j, 100);
+	memset(&a, 0, sizeof(a));
+	judge_period(&j, &a, 5 * US, 1, 1, 0);
+	assert_int_equal(a.periods, 1);
+	assert_int_equal(a.too_deep, 1);
+	assert_true(a.energy_ns - a.oracle_energy_ns > 95.4 * US &&
+		    a.energy_ns - a.oracle_energy_ns < 95.6 * US);
+	assert_int_equal(a.lat_ns - a.oracle_lat_ns, 99 * US);
+	memset(&a, 0, sizeof(a));
+	judge_period(&j, &a, 101 * US, 0, 0, 0);
+	assert_int_equal(a.too_deep + a.too_shallow, 0);
+	assert_true(a.energy_ns == a.oracle_energy_ns);
+	assert_true(judge_latency_dist_us(&a) == 0);
+	/* 1 ms: polled 250 us to the limit, then halted: one period, too
+	 * shallow once, 250 us at full power instead of 0.3 */
+	memset(&a, 0, sizeof(a));
+	judge_period(&j, &a, 1 * MS, 0, 1, 250 * US);
+	assert_int_equal(a.periods, 1);
+	assert_int_equal(a.too_shallow, 1);
+	assert_int_equal(a.too_deep, 0);
+	assert_true(a.energy_ns - a.oracle_energy_ns > 174.9 * US &&
+		    a.energy_ns - a.oracle_energy_ns < 175.1 * US);
+	assert_int_equal(a.lat_ns, a.oracle_lat_ns);
+	/* over a 10 ms span that is 1.75 % of one CPU */
+	assert_true(judge_energy_dist_pct(&a, 10 * MS) > 1.749 &&
+		    judge_energy_dist_pct(&a, 10 * MS) < 1.751);
+	assert_true(judge_energy_pct(&a, 10 * MS) > judge_oracle_energy_pct(&a, 10 * MS));
+}
+
+static void test_judge_verdict(void **state)
+{
+	(void)state;
+	assert_int_equal(judge_verdict(1.0, 5, 1.05, 5.2, 0.1, 0.5), JV_TIE);
+	assert_int_equal(judge_verdict(0.5, 5, 1.0, 5, 0.1, 0.5), JV_WIN);
+	assert_int_equal(judge_verdict(1.0, 2, 1.0, 5, 0.1, 0.5), JV_WIN);
+	assert_int_equal(judge_verdict(0.5, 2, 1.0, 5, 0.1, 0.5), JV_WIN);
+	assert_int_equal(judge_verdict(2.0, 5, 1.0, 5, 0.1, 0.5), JV_DOMINATED);
+	assert_int_equal(judge_verdict(1.0, 9, 1.0, 5, 0.1, 0.5), JV_DOMINATED);
+	assert_int_equal(judge_verdict(0.5, 9, 1.0, 5, 0.1, 0.5), JV_TRADEOFF);
+	assert_int_equal(judge_verdict(2.0, 1, 1.0, 5, 0.1, 0.5), JV_TRADEOFF);
+	assert_string_equal(judge_verdict_name(JV_TRADEOFF), "trade-off");
+	assert_string_equal(judge_verdict_name(JV_DOMINATED), "dominated");
+}
+
+/* A version 2 trace: sleeps alternate 20 / 300 us. Ended by their timers,
+ * menu and teo are handed the exact sleep; ended by a device interrupt
+ * with the next timer 4 ms away (--timer-us), they have to guess. */
+static void run_alternating(__u32 wake, struct replay_result *r)
+{
+	struct replay_opts o;
+	struct trace t;
+	char err[512];
+	__u64 now = 1000 * MS;
+
+	trace_init(&t);
+	t.nr_cpus = 1;
+	t.nr_states = 2;
+	t.states[0].is_poll = 1;
+	t.states[1].exit_latency_us = 10;
+	t.states[1].residency_us = 100;
+	t.states[1].cost_ns = 10 * US;
+	t.states[0].cost_ns = 1;
+	for (int i = 0; i < 400; i++) {
+		__u64 sleep = (i & 1 ? 300 : 20) * US;
+
+		trace_add(&t, now + 50 * US, 50 * US, 0, BPFGOV_EV_BUSY, TRACE_NO_STATE);
+		now += 50 * US;
+		assert_int_equal(trace_add_idle(&t, now + sleep + 10 * US, sleep + 10 * US, 0, 1,
+						TRACE_NO_TIMER, wake), 0);
+		now += sleep + 10 * US;
+	}
+	replay_opts_default(&o);
+	o.policies = (1u << RP_MENU) | (1u << RP_TEO);
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	trace_free(&t);
+}
+
+static void test_next_timer_only_from_timers(void **state)
+{
+	struct replay_result *r = calloc(1, sizeof(*r)), *r2 = calloc(1, sizeof(*r2));
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(r2);
+	run_alternating(TRACE_WAKE_TIMER, r);
+	run_alternating(TRACE_WAKE_OTHER, r2);
+	assert_int_equal(r->p[RP_MENU].j.periods, 400);
+	/* told the timer, nothing is too deep (menu's typical interval, 20 us
+	 * once the 300 us outliers are dropped, still polls some long ones) */
+	assert_int_equal(r->p[RP_MENU].too_deep, 0);
+	assert_int_equal(r->p[RP_TEO].too_deep, 0);
+	assert_true(r->p[RP_TEO].too_shallow <= 8);
+	/* guessing: a third of the periods or more go too deep */
+	assert_true(r2->p[RP_MENU].too_deep > 100);
+	assert_true(r2->p[RP_TEO].too_deep > 100);
+	assert_true(r2->p[RP_TEO].energy_dist_pct > r->p[RP_TEO].energy_dist_pct);
+	free(r);
+	free(r2);
+}
+
+/* synth: --table, the new scenarios, and the version 2 fields they carry. */
+static void test_synth_v2_tables(void **state)
+{
+	struct trace t;
+	char path[256];
+	size_t timers = 0, ipis = 0, others = 0, idles = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/bursty.trace", tmpdir);
+	assert_int_equal(synth(path, "bursty", "--duration", "0.5", "--table", "truthful"), 0);
+	load_or_fail(path, &t);
+	assert_int_equal(t.version, 2);
+	assert_int_equal(t.states[1].exit_latency_us, 100);
+	assert_int_equal(t.states[1].residency_us, 100);
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct trace_rec *r = &t.recs[i];
+
+		if (r->kind != BPFGOV_EV_IDLE_EXIT)
+			continue;
+		idles++;
+		ipis += r->wake == TRACE_WAKE_IPI;
+		others += r->wake == TRACE_WAKE_OTHER;
+		/* only a timer wakeup knows its timer */
+		assert_true(r->next_timer_ns == TRACE_NO_TIMER);
+		/* lulls are 5..20 ms */
+		if (r->wake == TRACE_WAKE_OTHER)
+			assert_true(r->dur_ns >= 5 * MS && r->dur_ns < 20 * MS + 200 * US);
+	}
+	assert_true(others > 10);
+	assert_int_equal(ipis, 7 * others);	/* 8 requests: 7 short idles per lull */
+	assert_int_equal(idles, ipis + others);
+	trace_free(&t);
+
+	snprintf(path, sizeof(path), "%s/mix.trace", tmpdir);
+	assert_int_equal(synth(path, "mix", "--long-pct", "50", "--table", "vm"), 0);
+	load_or_fail(path, &t);
+	assert_int_equal(t.states[1].exit_latency_us, 1);
+	ipis = 0;
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct trace_rec *r = &t.recs[i];
+
+		if (r->kind != BPFGOV_EV_IDLE_EXIT)
+			continue;
+		if (r->wake == TRACE_WAKE_TIMER) {
+			timers++;
+			/* the sleep: the residency less the recorded state's cost */
+			assert_int_equal(r->next_timer_ns, r->dur_ns - t.states[1].cost_ns);
+		} else {
+			ipis++;
+		}
+	}
+	assert_true(timers > ipis / 2 && ipis > timers / 2);
+	trace_free(&t);
+	/* bad values */
+	assert_int_equal(synth(path, "mix", "--table", "honest", "--seed", "1"), 2);
+	assert_int_equal(synth(path, "bursty", "--lull-ms", "9", "--seed", "1"), 2);
+	assert_int_equal(synth(path, "periodic", "--burst", "3", "--seed", "1"), 2);
+}
+
+/* sugov_hold_freq(): the target only falls after an idle in which the
+ * tick was asked to stop (tick_nohz_get_idle_calls_cpu()). */
+static void test_sugov_hold_tick_stopped(void **state)
+{
+	struct ref_freq f;
+	__u32 high;
+
+	(void)state;
+	ref_freq_init(&f, 2000, 1, 1);
+	ref_freq_busy_begin(&f, 1 * MS);
+	ref_freq_tick(&f, 100 * MS);
+	ref_freq_busy_end(&f, 101 * MS);
+	high = ref_freq_floor(&f);
+	assert_true(high > 800);
+	/* short idles with the tick kept: held however long the lull */
+	for (__u64 t = 110 * MS; t < 400 * MS; t += 10 * MS) {
+		ref_freq_idle(&f, 0);
+		ref_freq_busy_begin(&f, t);
+		ref_freq_busy_end(&f, t + 10 * US);
+	}
+	assert_int_equal(ref_freq_floor(&f), high);
+	/* one tick-stopped idle: the next evaluation may lower it */
+	ref_freq_idle(&f, 1);
+	ref_freq_busy_begin(&f, 500 * MS);
+	assert_true(ref_freq_floor(&f) < high / 2);
+}
+
+/* The kernel's HWP passive path: min = bw_min (the lowest), desired =
+ * schedutil's target, a request write each time desired changes. */
+static void test_hwp_passive(void **state)
+{
+	struct ref_freq f;
+
+	(void)state;
+	ref_freq_init_passive(&f, 5000);
+	ref_freq_busy_begin(&f, 1 * MS);
+	for (__u64 t = 5 * MS; t < 500 * MS; t += 4 * MS)
+		ref_freq_tick(&f, t);
+	assert_int_equal(ref_freq_floor(&f), 0);
+	assert_int_equal(f.desired, 1024);
+	assert_true(f.desired_changes > 3);
+}
+
+/* As actuated: bpfgov learns to poll on 6 us ping-pong sleeps; its pick
+ * (PM QoS "n/a") caps every governor, so all four columns poll like the
+ * ideal one. On 1 ms timer sleeps bpfgov halts, which is the deepest
+ * state: no limit, and each governor's own pick stands. */
+static void test_as_actuated(void **state)
+{
+	struct replay_opts o;
+	struct replay_result *r = calloc(1, sizeof(*r));
+	struct trace t;
+	char path[256], err[512];
+	static const int act[] = { RP_BPF_MENU, RP_BPF_TEO, RP_BPF_LADDER, RP_BPF_HALTPOLL };
+
+	(void)state;
+	assert_non_null(r);
+	snprintf(path, sizeof(path), "%s/pp0a.trace", tmpdir);
+	assert_int_equal(synth(path, "pingpong", "--work-us", "0", "--duration", "0.2"), 0);
+	load_or_fail(path, &t);
+	replay_opts_default(&o);
+	o.hp.guest_halt_poll_ns = 0;
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	for (int i = 0; i < 4; i++) {
+		const struct replay_stats *a = &r->p[act[i]];
+
+		assert_int_equal(a->idle, 1);
+		assert_int_equal(a->freq, 0);
+		assert_int_equal(a->j.periods, r->p[RP_BPFGOV].j.periods);
+		/* the ideal column's poll share, give or take the first picks */
+		assert_true(a->state_use[0] + 8 >= r->p[RP_BPFGOV].state_use[0]);
+		assert_int_equal(a->verdict[RP_MENU], JV_WIN);
+	}
+	trace_free(&t);
+
+	/* a periodic load at 347 Hz, 50 %: ~1.4 ms sleeps, every model halts */
+	snprintf(path, sizeof(path), "%s/per.trace", tmpdir);
+	assert_int_equal(synth(path, "periodic", "--duration", "1", "--hz", "347"), 0);
+	load_or_fail(path, &t);
+	replay_opts_default(&o);
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(r->p[act[i]].state_use[1] >= r->p[RP_BPFGOV].state_use[1] - 2);
+	trace_free(&t);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,8 +819,18 @@ int main(void)
 		cmocka_unit_test(test_bpfgov_impulse_floor),
 		cmocka_unit_test(test_pingpong_judge),
 		cmocka_unit_test(test_judge_pct),
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_next_timer_only_from_timers),
+		cmocka_unit_test(test_synth_v2_tables),
+		cmocka_unit_test(test_sugov_hold_tick_stopped),
+		cmocka_unit_test(test_hwp_passive),
+		cmocka_unit_test(test_as_actuated),
 		cmocka_unit_test(test_wake_pairing),
 		cmocka_unit_test(test_policy_names),
+		cmocka_unit_test(test_power_model),
+		cmocka_unit_test(test_judge_oracle),
+		cmocka_unit_test(test_judge_costs_not_counts),
+		cmocka_unit_test(test_judge_verdict),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

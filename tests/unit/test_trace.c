@@ -75,7 +75,7 @@ static void test_round_trip(void **state)
 	path_of(path, sizeof(path), "rt.trace");
 	assert_int_equal(trace_save(path, &a, err, sizeof(err)), 0);
 	assert_int_equal(trace_load(path, &b, err, sizeof(err)), 0);
-	assert_int_equal(b.version, TRACE_VERSION);
+	assert_int_equal(b.version, 1);	/* no version 2 field: written as 1 */
 	assert_int_equal(b.nr_cpus, 2);
 	assert_int_equal(b.nr_states, 2);
 	assert_string_equal(b.source, "unit test");
@@ -164,6 +164,8 @@ static void expect_reject(const char *name, const char *text, size_t len, int li
 	char path[256], err[512], want[600];
 
 	path_of(path, sizeof(path), name);
+	if (len == (size_t)-1)
+		len = strlen(text);
 	write_file(path, text, len);
 	assert_int_not_equal(trace_load(path, &t, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "%s:%d: %s", path, line, reason);
@@ -217,7 +219,7 @@ static void test_corrupt(void **state)
 {
 	(void)state;
 	expect_reject("magic.trace", "hello 1\nnr_cpus 1\n", 18, 1, "not a bpfgov trace");
-	expect_reject("version.trace", "bpfgov-trace 2\n", 15, 1, "unsupported trace version '2'");
+	expect_reject("version.trace", "bpfgov-trace 3\n", 15, 1, "unsupported trace version '3'");
 	expect_reject("nocpus.trace", "bpfgov-trace 1\nstate 0 POLL 0 0 poll\nrecords\nend 0\n", 48, 3,
 		      "header has no 'nr_cpus' line");
 	expect_reject("nostate.trace", "bpfgov-trace 1\nnr_cpus 1\nrecords\nend 0\n", 38, 3,
@@ -258,6 +260,82 @@ static void test_open_error(void **state)
 	assert_string_equal(err, "/nonexistent/x.trace: cannot open: No such file or directory");
 }
 
+/* Version 2: idle records carry the next timer and the wake reason; a
+ * version 2 reader skips later fields and kinds; version 1 stays strict. */
+static const char v2_text[] =
+	"bpfgov-trace 2\n"
+	"nr_cpus 1\n"
+	"state 0 POLL 0 0 poll 1000\n"
+	"state 1 HALT 100 100 - 100000\n"
+	"records\n"
+	"1000000000 0 busy 500000\n"
+	"1000200000 0 idle 200000 1 199000 timer\n"
+	"1000200000 0 gap 200000 later-field\n"
+	"1000300000 0 idle 50000 1 - ipi 77 x\n"
+	"1000300000 0 wake 40000 1\n"
+	"1000400000 0 irq-burst 5 8 9\n"
+	"1000500000 0 idle 90000 0\n"
+	"1000600000 0 idle 90000 1 4000000\n"
+	"end 8\n";
+
+static void test_v2(void **state)
+{
+	struct trace t, u;
+	char path[256], err[512];
+
+	(void)state;
+	path_of(path, sizeof(path), "v2.trace");
+	write_file(path, v2_text, strlen(v2_text));
+	if (trace_load(path, &t, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(t.version, 2);
+	assert_int_equal(t.nr, 7);		/* the unknown kind is skipped */
+	assert_int_equal(t.recs[1].next_timer_ns, 199000);
+	assert_int_equal(t.recs[1].wake, TRACE_WAKE_TIMER);
+	assert_int_equal(t.recs[2].kind, BPFGOV_EV_IDLE_GAP);
+	assert_true(t.recs[3].next_timer_ns == TRACE_NO_TIMER);
+	assert_int_equal(t.recs[3].wake, TRACE_WAKE_IPI);
+	assert_true(t.recs[5].next_timer_ns == TRACE_NO_TIMER);	/* fields omitted */
+	assert_int_equal(t.recs[5].wake, TRACE_WAKE_UNKNOWN);
+	assert_int_equal(t.recs[6].next_timer_ns, 4000000);
+	assert_int_equal(t.recs[6].wake, TRACE_WAKE_UNKNOWN);
+	assert_true(trace_has_v2(&t));
+	/* written back as version 2, the fields kept */
+	path_of(path, sizeof(path), "v2b.trace");
+	assert_int_equal(trace_save(path, &t, err, sizeof(err)), 0);
+	assert_int_equal(trace_load(path, &u, err, sizeof(err)), 0);
+	assert_int_equal(u.version, 2);
+	assert_int_equal(u.nr, t.nr);
+	for (size_t i = 0; i < t.nr; i++) {
+		assert_true(u.recs[i].next_timer_ns == t.recs[i].next_timer_ns);
+		assert_int_equal(u.recs[i].wake, t.recs[i].wake);
+	}
+	trace_free(&u);
+	/* the recorder's entry point */
+	assert_int_equal(trace_add_idle(&t, 1000700000, 5, 0, 1, 123, TRACE_WAKE_OTHER), 0);
+	assert_int_equal(t.recs[t.nr - 1].kind, BPFGOV_EV_IDLE_EXIT);
+	assert_int_equal(t.recs[t.nr - 1].wake, TRACE_WAKE_OTHER);
+	assert_int_equal(t.recs[t.nr - 1].next_timer_ns, 123);
+	assert_string_equal(trace_wake_name(TRACE_WAKE_IPI), "ipi");
+	assert_int_equal(trace_wake_parse("bogus"), TRACE_WAKE__MAX);
+	trace_free(&t);
+	/* damaged version 2 fields are still errors */
+	expect_reject("v2-reason.trace",
+		      "bpfgov-trace 2\nnr_cpus 1\nstate 0 POLL 0 0 poll\nrecords\n10 0 idle 5 0 3 soon\nend 1\n",
+		      (size_t)-1, 5, "wake reason 'soon' is not timer, ipi, other or -");
+	expect_reject("v2-timer.trace",
+		      "bpfgov-trace 2\nnr_cpus 1\nstate 0 POLL 0 0 poll\nrecords\n10 0 idle 5 0 x3 timer\nend 1\n",
+		      (size_t)-1, 5, "next timer 'x3' is not a number of ns or '-'");
+	/* the unknown kind counts for 'end' */
+	expect_reject("v2-end.trace",
+		      "bpfgov-trace 2\nnr_cpus 1\nstate 0 POLL 0 0 poll\nrecords\n10 0 later 5\nend 0\n",
+		      (size_t)-1, 6, "'end' says 0 records but 1 were read");
+	/* a version 1 trace with version 2 fields is refused */
+	expect_reject("v1-extra.trace",
+		      "bpfgov-trace 1\nnr_cpus 1\nstate 0 POLL 0 0 poll\nrecords\n10 0 idle 5 0 3 timer\nend 1\n",
+		      (size_t)-1, 5, "record needs 'TS_NS CPU KIND DUR_NS [STATE]', got 7 fields");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_open_error),
+		cmocka_unit_test(test_v2),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
