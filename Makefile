@@ -29,8 +29,12 @@ endif
 # are added separately so a command-line CFLAGS does not drop them.
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP
-LDLIBS    := -lbpf -lelf -lz -lm
+	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP $(PC_CFLAGS)
+# Libraries found with pkg-config: libmicrohttpd (the /metrics server).
+PC_LIBS   := libmicrohttpd
+PC_CFLAGS := $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
+PC_LDLIBS := $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null || echo -lmicrohttpd)
+LDLIBS    := -lbpf -lelf -lz -lm $(PC_LDLIBS) -lpthread
 TEST_LDLIBS := $(LDLIBS) -lcmocka -lpthread
 
 # BPF: CO-RE against the committed vmlinux.h (from a sched_ext kernel);

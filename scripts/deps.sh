@@ -10,7 +10,12 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 
 # Packages from bookworm proper.
 base_pkgs=(clang llvm make gcc pkg-config libelf-dev zlib1g-dev libcmocka-dev
-	   libclang-rt-14-dev busybox-static qemu-system-x86 cpio zstd jq valgrind)
+	   libclang-rt-14-dev busybox-static qemu-system-x86 cpio zstd jq valgrind
+	   libmicrohttpd-dev libsystemd-dev prometheus curl python3 python3-prometheus-client
+	   python3-yaml gnuplot-nox mandoc groff-base dbus-daemon power-profiles-daemon)
+# Daemons installed only for the tests (which start private instances):
+# their system services stay off.
+test_daemons=(prometheus power-profiles-daemon)
 # Packages that must come from bookworm-backports (libbpf >= 1.4, bpftool 7.5).
 bp_pkgs=(libbpf-dev bpftool)
 
@@ -56,4 +61,11 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if [ ${#bp_need[@]} -gt 0 ]; then
 	apt-get "${apt_lock[@]}" install -y -qq --no-install-recommends -t bookworm-backports "${bp_need[@]}" >/dev/null
+fi
+if [ -d /run/systemd/system ]; then
+	for p in "${test_daemons[@]}"; do
+		case " ${need[*]} " in
+		*" $p "*) systemctl disable --now "$p.service" >/dev/null 2>&1 || true ;;
+		esac
+	done
 fi

@@ -50,6 +50,7 @@ struct start_opts {
 	bool no_rt;			/* keep the event loop at normal priority */
 	bool scx_partial, restart;
 	double test_scx_error_after;	/* test only: raise a BPF-side error */
+	const char *metrics_listen;	/* serve /metrics here (NULL: off) */
 	const char *sets[CONFIG_MAX_ITEMS];
 	int nr_sets;
 };

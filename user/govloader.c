@@ -26,6 +26,7 @@
 #include "gov.h"
 #include "journal.h"
 #include "log.h"
+#include "metrics.h"
 #include "replay.h"
 #include "tunables.h"
 
@@ -44,6 +45,7 @@ static const struct cmd {
 	{ "record", do_record, "record the live event stream to a trace file" },
 	{ "replay", do_replay, "run the policy core and reference governors over a trace" },
 	{ "synth",  do_synth,  "write a synthetic seed-scenario trace" },
+	{ "metrics", do_metrics, "print Prometheus metrics once (-o FILE: atomically)" },
 	{ NULL, NULL, NULL },
 };
 

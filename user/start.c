@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@
 #include "journal.h"
 #include "json_writer.h"
 #include "log.h"
+#include "metrics.h"
 #include "scx.h"
 #include "tunables.h"
 
@@ -65,6 +67,8 @@ struct gov {
 	__u64 nr_lat;
 	__u64 lat_max;
 	int scx_restarts;
+	struct met_shared *met;		/* counters for the metrics exposition */
+	struct met_server *met_srv;	/* --metrics-listen */
 };
 
 /* ------------------------------------------------------ start's options */
@@ -91,6 +95,8 @@ void start_usage(FILE *f)
 "  --set KEY=VALUE         set a tunable (repeatable); beats profile and file\n"
 "  --btf FILE              kernel BTF for CO-RE (/sys/kernel/btf/vmlinux)\n"
 "  --report FILE           write the final actuation report (JSON) at exit\n"
+"  --metrics-listen ADDR:PORT  serve Prometheus metrics on /metrics (a port\n"
+"                          alone binds 127.0.0.1)\n"
 "  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
 "  --restart               scx mode: reload after the kernel ejects the scheduler\n"
 "  -v, -q                  more / less output\n",
@@ -101,7 +107,7 @@ void start_usage(FILE *f)
 enum {
 	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
 	OPT_NOFLOOR, OPT_NOIDLE, OPT_NORT, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
-	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE,
+	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE, OPT_METRICS,
 };
 
 int start_parse_args(int argc, char **argv, struct start_opts *o)
@@ -124,6 +130,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "scx-partial", no_argument, NULL, OPT_PARTIAL },
 		{ "restart", no_argument, NULL, OPT_RESTART },
+		{ "metrics-listen", required_argument, NULL, OPT_METRICS },
 		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -198,6 +205,18 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		case OPT_REPORT: o->report_path = optarg; break;
 		case OPT_PARTIAL: o->scx_partial = true; break;
 		case OPT_RESTART: o->restart = true; break;
+		case OPT_METRICS: {
+			struct sockaddr_storage ss;
+			unsigned int sl;
+
+			if (met_listen_parse(optarg, &ss, &sl)) {
+				pr_warn("start: --metrics-listen '%.64s': expected PORT, ADDR:PORT or [ADDR]:PORT\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->metrics_listen = optarg;
+			break;
+		}
 		case OPT_TEST_ERR:
 			if (parse_seconds(optarg, &o->test_scx_error_after)) {
 				pr_warn("start: --test-scx-error-after '%s': expected seconds > 0\n", optarg);
@@ -363,6 +382,7 @@ static void lat_add(struct gov *g, __u64 ns)
 {
 	if (ns > g->lat_max)
 		g->lat_max = ns;
+	met_observe_latency(g->met, ns);
 	g->lat_ns[g->nr_lat++ % LAT_SAMPLES] = ns;
 }
 
@@ -410,9 +430,10 @@ static int on_decision(void *ctx, void *data, size_t size)
 	} else {
 		return 0;
 	}
-	if (err)
+	if (err) {
 		g->act_errors++;
-	else
+		met_count_error(g->met);
+	} else
 		lat_add(g, mono_ns() - e->ts_ns);
 	pr_debug("cpu%u %s %s util=%u floor=%u pick=%u\n", e->cpu, ev_kind_name(e->kind),
 		 ev_reason_name(e->reason), e->util, e->floor, e->idle_pick);
@@ -650,6 +671,23 @@ static void set_rt(const struct gov *g)
 			 strerror(errno));
 }
 
+/* The shared counters, and the /metrics server when asked for: its thread
+ * starts here, before the event loop turns real-time. */
+static int start_metrics(struct gov *g)
+{
+	g->met = met_create(gov_run_dir(), g->nr_cpus);
+	if (!g->met) {
+		pr_warn("cannot create %s/%s: %s\n", gov_run_dir(), GOV_METRICS_FILE, strerror(errno));
+		return -errno;
+	}
+	met_set_str(g->met->mode, mode_name(g->mode));
+	met_set_str(g->met->backend, act_backend_name(act_backend(g->act)));
+	met_set_str(g->met->profile, g->gc.profile);
+	if (!g->o->metrics_listen)
+		return 0;
+	return met_server_start(&g->met_srv, g->o->metrics_listen, g->o->pin_root, g->met);
+}
+
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
@@ -695,6 +733,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 				return journal_error(g->jnl);
 			}
 			publish_status(g);
+			met_update_actuator(g->met, g->act);
 			next += 1000000000ull;
 		}
 		if (deadline && mono_ns() >= deadline)
@@ -791,6 +830,9 @@ static int start_main(struct start_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	err = start_metrics(&g);
+	if (err)
+		goto cleanup;
 
 	t0 = mono_ns();
 	if (o->duration > 0)
@@ -815,6 +857,7 @@ static int start_main(struct start_opts *o)
 	}
 	ret = 0;
 cleanup:
+	met_server_stop(g.met_srv);
 	unload_bpf(&g);
 	if (g.act) {
 		int n = act_pending(g.act);
@@ -843,6 +886,7 @@ cleanup:
 	unlink(path);
 	if (g.lock_fd >= 0)
 		cfg_origins_remove(gov_run_dir());
+	met_destroy(g.met, gov_run_dir());
 	free(g.lat_sorted);
 	free(g.lat_ns);
 	free(g.last_seq);

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `start --metrics-listen`: /metrics over HTTP with libmicrohttpd.
+ *
+ * The server runs in libmicrohttpd's own thread (created with every signal
+ * blocked, before the event loop turns real-time), so a scrape never runs
+ * on the event loop: it reads the pinned maps and the shared page.
+ * Bounds: HTTP_MAX_CONN connections (HTTP_MAX_PER_IP per address), a
+ * request's header in HTTP_MEM_LIMIT bytes (larger: 431), HTTP_IDLE_S of
+ * silence, and HTTP_DEADLINE_S for a whole request however slowly it is
+ * sent (a watchdog shuts such sockets down; it sleeps while no connection
+ * is open). GET only (405 otherwise); /metrics only (404 otherwise).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "log.h"
+#include "metrics.h"
+
+#define HTTP_MAX_CONN		16
+#define HTTP_MAX_PER_IP		8
+#define HTTP_MEM_LIMIT		(32 * 1024)
+#define HTTP_IDLE_S		5
+#define HTTP_DEADLINE_S		10
+
+struct conn_slot {
+	int fd;			/* -1: free */
+	time_t deadline;	/* CLOCK_MONOTONIC seconds */
+};
+
+struct met_server {
+	struct MHD_Daemon *d;
+	const char *pin_root;
+	const struct met_shared *m;
+	/* watchdog */
+	pthread_t wd;
+	bool wd_started;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stopping;
+	int nr_open;
+	struct conn_slot slot[HTTP_MAX_CONN + 4];
+};
+
+static time_t mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+int met_listen_parse(const char *s, void *ss_, unsigned int *len)
+{
+	struct sockaddr_storage *ss = ss_;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	char host[64];
+	const char *port_s, *end;
+	unsigned long port;
+	char *e;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!s || !*s)
+		return -EINVAL;
+	if (s[0] == '[') {
+		end = strchr(s, ']');
+		if (!end || end[1] != ':' || (size_t)(end - s - 1) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s + 1, end - s - 1);
+		host[end - s - 1] = '\0';
+		port_s = end + 2;
+	} else if ((end = strrchr(s, ':'))) {
+		if (end == s || (size_t)(end - s) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s, end - s);
+		host[end - s] = '\0';
+		port_s = end + 1;
+	} else {
+		strcpy(host, "127.0.0.1");
+		port_s = s;
+	}
+	if (*port_s < '0' || *port_s > '9')
+		return -EINVAL;
+	errno = 0;
+	port = strtoul(port_s, &e, 10);
+	if (errno || *e || port < 1 || port > 65535)
+		return -EINVAL;
+	if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		*len = sizeof(*a4);
+		return 0;
+	}
+	if (s[0] == '[' && inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		*len = sizeof(*a6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------ watchdog */
+
+static void slot_set(struct met_server *s, int fd, bool open)
+{
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < sizeof(s->slot) / sizeof(s->slot[0]); i++) {
+		if (open && s->slot[i].fd < 0) {
+			s->slot[i].fd = fd;
+			s->slot[i].deadline = mono_s() + HTTP_DEADLINE_S;
+			s->nr_open++;
+			break;
+		}
+		if (!open && s->slot[i].fd == fd) {
+			s->slot[i].fd = -1;
+			s->nr_open--;
+			break;
+		}
+	}
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* A request completed: the connection's next one gets a fresh deadline. */
+static void slot_renew(struct met_server *s, int fd)
+{
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < sizeof(s->slot) / sizeof(s->slot[0]); i++)
+		if (s->slot[i].fd == fd)
+			s->slot[i].deadline = mono_s() + HTTP_DEADLINE_S;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *watchdog(void *arg)
+{
+	struct met_server *s = arg;
+	struct timespec ts;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		if (!s->nr_open) {
+			pthread_cond_wait(&s->cond, &s->lock);
+			continue;
+		}
+		for (i = 0; i < sizeof(s->slot) / sizeof(s->slot[0]); i++) {
+			if (s->slot[i].fd >= 0 && mono_s() >= s->slot[i].deadline) {
+				/* libmicrohttpd sees the socket fail and closes it. */
+				shutdown(s->slot[i].fd, SHUT_RDWR);
+				s->slot[i].deadline = mono_s() + HTTP_DEADLINE_S;
+			}
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static int conn_fd(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	return ci ? ci->connect_fd : -1;
+}
+
+static void on_conn(void *cls, struct MHD_Connection *c, void **sock_ctx,
+		    enum MHD_ConnectionNotificationCode toe)
+{
+	int fd = conn_fd(c);
+
+	if (fd >= 0)
+		slot_set(cls, fd, toe == MHD_CONNECTION_NOTIFY_STARTED);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	int fd = conn_fd(c);
+
+	if (fd >= 0)
+		slot_renew(cls, fd);
+}
+
+/* ------------------------------------------------------------- handler */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const char *text,
+			     const char *allow)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version,
+				  const char *upload, size_t *upload_size, void **con_cls)
+{
+	struct met_server *s = cls;
+	enum met_format fmt = MET_PROMETHEUS;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	const char *accept;
+	size_t len = 0;
+	char *buf = NULL;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n", "GET");
+	if (*upload_size)
+		return reply(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n", NULL);
+	if (strcmp(url, "/metrics"))
+		return reply(c, MHD_HTTP_NOT_FOUND, "bpfgov serves /metrics\n", NULL);
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	if (accept && strstr(accept, "application/openmetrics-text"))
+		fmt = MET_OPENMETRICS;
+	if (met_render_buf(&buf, &len, fmt, s->pin_root, s->m, true))
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read bpfgov's state\n", NULL);
+	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, met_content_type(fmt));
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[256];
+
+	if (log_level < LOG_DEBUG)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	pr_debug("metrics: %s", line);
+}
+
+void met_server_stop(struct met_server *s)
+{
+	if (!s)
+		return;
+	if (s->d)
+		MHD_stop_daemon(s->d);
+	if (s->wd_started) {
+		pthread_mutex_lock(&s->lock);
+		s->stopping = true;
+		pthread_cond_signal(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->wd, NULL);
+	}
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+int met_server_start(struct met_server **out, const char *listen, const char *pin_root,
+		     const struct met_shared *m)
+{
+	struct sockaddr_storage ss;
+	struct met_server *s;
+	sigset_t all, old;
+	unsigned int len, flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (met_listen_parse(listen, &ss, &len)) {
+		pr_warn("--metrics-listen: '%s' is not PORT, ADDR:PORT or [ADDR]:PORT\n", listen);
+		return -EINVAL;
+	}
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->pin_root = pin_root;
+	s->m = m;
+	for (i = 0; i < sizeof(s->slot) / sizeof(s->slot[0]); i++)
+		s->slot[i].fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+
+	/* Threads inherit this mask: signals go to the event loop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&s->wd, NULL, watchdog, s);
+	if (!err) {
+		s->wd_started = true;
+		s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+					MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONN,
+					MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_PER_IP,
+					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_IDLE_S,
+					MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEM_LIMIT,
+					MHD_OPTION_NOTIFY_CONNECTION, on_conn, s,
+					MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+					MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
+					MHD_OPTION_END);
+		err = s->d ? 0 : (errno ? errno : EADDRINUSE);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pr_warn("--metrics-listen %s: cannot serve: %s\n", listen, strerror(err));
+		met_server_stop(s);
+		return -err;
+	}
+	pr_info("metrics on http://%s%s/metrics\n", strchr(listen, ':') ? "" : "127.0.0.1:", listen);
+	*out = s;
+	return 0;
+}
