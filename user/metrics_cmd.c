@@ -17,6 +17,7 @@
 #include "common.h"
 #include "log.h"
 #include "metrics.h"
+#include "util.h"
 
 static const char metrics_usage[] =
 "Usage: govloader metrics [-o FILE] [--pin-root DIR]\n"
@@ -32,9 +33,7 @@ static const char metrics_usage[] =
 static int write_atomic(const char *path, const char *buf, size_t len)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
-	size_t off = 0;
-	ssize_t n;
-	int fd, err = 0;
+	int fd, err;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dirname(dir),
@@ -43,16 +42,7 @@ static int write_atomic(const char *path, const char *buf, size_t len)
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (off < len) {
-		n = write(fd, buf + off, len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		off += n;
-	}
+	err = write_full(fd, buf, len);
 	if (!err && (fchmod(fd, 0644) || fsync(fd)))
 		err = -errno;
 	if (close(fd) && !err)
@@ -61,6 +51,8 @@ static int write_atomic(const char *path, const char *buf, size_t len)
 		err = -errno;
 	if (err)
 		unlink(tmp);
+	else
+		fsync_dir(dir);
 	return err;
 }
 
