@@ -16,7 +16,8 @@
 #             without `tail --all --json` attached
 #   shootout  ping-pong at 0/20/100/500 us under each kernel idle governor,
 #             under bpfgov's idle choice, and with polling forced (PM QoS)
-#   replay    seed scenarios via `govloader synth` + `govloader replay --json`
+#   replay    seed scenarios (`govloader synth`, both idle tables) and traces
+#             recorded here, judged by `govloader replay --json` (judge.sh)
 #
 # Environment: BENCH_QUICK=1 (short runs, for trying the script),
 # BENCH_ROUNDS, BENCH_OUT (raw results, default build/bench),
@@ -42,13 +43,14 @@ PIN=${BENCH_PIN:-/sys/fs/bpf/bpfgov-bench}
 export BPFGOV_RUN_DIR=${BPFGOV_RUN_DIR:-/run/bpfgov-bench}
 . tests/bench/lib.sh
 . tests/bench/report.sh
+. tests/bench/judge.sh
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	ROUNDS=${BENCH_ROUNDS:-3}; PP_S=1; SHOOT_S=1; LAT_S=4; STORM_S=2; STATS_S=1
-	SWEEP_STEP_S=1; PP_TRACE_S=2
+	SWEEP_STEP_S=1; PP_TRACE_S=2; JUDGE_S=3; REC_S=2
 else
 	ROUNDS=${BENCH_ROUNDS:-15}; PP_S=2; SHOOT_S=3; LAT_S=12; STORM_S=5; STATS_S=3
-	SWEEP_STEP_S=3; PP_TRACE_S=5
+	SWEEP_STEP_S=3; PP_TRACE_S=5; JUDGE_S=10; REC_S=4
 fi
 STORM_THREADS=64
 WORKS="0 20 100 500"
@@ -56,6 +58,8 @@ KERNEL_GOVS="haltpoll menu ladder"
 NCPU=$(nr_cpus)
 QUIET_WAIT=${BENCH_QUIET_WAIT:-60}
 LPU=		# pingpong loops/us, calibrated once: identical work in every run
+# replay models haltpoll with this machine's guest_halt_poll_ns
+JUDGE_HALTPOLL_NS=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null || echo 200000)
 
 # pp W SECONDS: one pinned ping-pong pair on CPUs 0/1; prints its JSON.
 pp() {
@@ -354,44 +358,7 @@ sec_shootout() {
 
 # ------------------------------------------------------------- 5. replay
 
-sec_replay() {
-	local d=$OUT/replay w name
-	SEC=replay
-	hdr "5. Replay of the seed scenarios against the reference policies"
-	mkdir -p "$d"
-	rm -f "$d"/*.json
-	if ! "$GOV" synth --help >/dev/null 2>&1 || ! "$GOV" replay --help >/dev/null 2>&1; then
-		say "  govloader synth/replay not available: section skipped"
-		echo '{"available": false}' >"$OUT/replay.json"
-		return
-	fi
-	logrun replay "$GOV" synth periodic --hz 347 --sweep 0:100:5 --step-s "$SWEEP_STEP_S" -o "$d/periodic.trace" 2>/dev/null
-	logrun replay "$GOV" synth impulse --gap-us 747:950 --trials 100 -o "$d/impulse.trace" 2>/dev/null
-	for w in $WORKS; do
-		logrun replay "$GOV" synth pingpong --work-us "$w" --duration "$PP_TRACE_S" -o "$d/pingpong-$w.trace" 2>/dev/null
-	done
-	for name in periodic impulse $(for w in $WORKS; do echo "pingpong-$w"; done); do
-		if ! logrun replay "$GOV" replay "$d/$name.trace" --json >"$d/$name.json" 2>"$d/$name.err"; then
-			say "  replay of $name failed: $(head -n1 "$d/$name.err")"
-			echo null >"$d/$name.json"
-		fi
-	done
-	# The per-scenario files, keyed by scenario name.
-	(cd "$d" && jq -n '[inputs | select(. != null)] | map({key: (.source | sub("^synth "; "")), value: .})' \
-		periodic.json impulse.json $(for w in $WORKS; do echo "pingpong-$w.json"; done)) >"$d/all.json"
-	jq -n --slurpfile p "$d/periodic.json" --slurpfile i "$d/impulse.json" \
-	      --argjson pp "$(for w in $WORKS; do cat "$d/pingpong-$w.json"; done | jq -s .)" \
-	      --arg works "$WORKS" '
-		{available: true,
-		 scenarios: ([{name: "periodic 347 Hz sweep 0-100-0 %", r: $p[0]},
-			      {name: "impulse gaps 747-950 us", r: $i[0]}] +
-			     [range(0; $pp | length) as $k |
-			      {name: "pingpong \(($works | split(" "))[$k]) us", r: $pp[$k]}])}' >"$OUT/replay.json"
-	jq -r '.scenarios[] | select(.r != null) | .name as $n | .r.policies as $p |
-		"  \($n): misses (deep+shallow) " +
-		([$p | to_entries[] | select(.value.idle != null) |
-		  "\(.key) \(.value.idle.too_deep + .value.idle.too_shallow)"] | join(", "))' "$OUT/replay.json"
-}
+# sec_replay and its goals and doc: tests/bench/judge.sh
 
 # ------------------------------------------------------------- main
 

@@ -1,0 +1,260 @@
+# SPDX-License-Identifier: GPL-2.0
+# The replay section of `make bench`: the seed scenarios (govloader synth)
+# and traces recorded on this machine, replayed for both idle-state tables
+# (--table vm, the table a KVM guest's haltpoll driver claims, and
+# --table truthful), judged on two axes against the hindsight oracle
+# (energy above it, % of one CPU; wake-up latency above it, us per idle
+# period), with the goals computed from the replay JSON.
+# Sourced by run.sh after lib.sh and report.sh.
+
+JUDGE_TABLES="vm truthful"
+# Idle columns of the tables, in order; bpfgov's profiles are replayed too.
+JUDGE_KERNEL="menu teo ladder haltpoll"
+
+# judge_scenarios: "name|title|synth arguments" lines.
+judge_scenarios() {
+	cat <<-EOF
+	periodic-sweep|periodic 347 Hz, load 0-100-0 %|periodic --hz 347 --sweep 0:100:10 --step-s $SWEEP_STEP_S
+	periodic-jitter|periodic 347 Hz 30 %, jitter 1 ms|periodic --hz 347 --load 30 --jitter-us 1000 --duration $JUDGE_S
+	periodic-100|periodic 100 Hz 30 % (no short gaps)|periodic --hz 100 --load 30 --duration $JUDGE_S
+	impulse|impulse, gaps 747-950 us|impulse --gap-us 747:950 --trials 100
+	pingpong-0|ping-pong 0 us|pingpong --work-us 0 --duration $PP_TRACE_S
+	pingpong-20|ping-pong 20 us|pingpong --work-us 20 --duration $PP_TRACE_S
+	pingpong-100|ping-pong 100 us|pingpong --work-us 100 --duration $PP_TRACE_S
+	pingpong-500|ping-pong 500 us|pingpong --work-us 500 --duration $PP_TRACE_S
+	bursty|bursty server, lulls 5-20 ms|bursty --duration $JUDGE_S
+	bimodal|bimodal 20 us / 2 ms, 30 % long|mix --long-pct 30 --duration $JUDGE_S
+	phased|phased 20 us / 2 ms, 250 ms phases|mix --phase-ms 250 --duration $JUDGE_S
+	EOF
+}
+
+# record_traces DIR: live traces of this machine under bpfgov (ideal picks
+# not applied: --no-idle --no-floor), one per workload. Prints their names.
+record_traces() {
+	local d=$1 name
+	gov_up judge-record --no-floor --no-idle >/dev/null || return 0
+	sleep 0.5
+	for name in rec-sleepcycle rec-pingpong; do
+		rm -f "$d/$name.trace"
+		logrun replay "$GOV" record "$d/$name.trace" --duration "$REC_S" --pin-root "$PIN" \
+			>"$OUT/$name.record.log" 2>&1 &
+		local rpid=$!
+		sleep 0.3
+		case $name in
+		rec-sleepcycle)
+			logrun replay "$WORK" sleep-cycle --busy-us 300 --idle-us 700 --duration \
+				"$(calc "$REC_S - 0.6")" --cpu 1 --json >/dev/null 2>&1 ;;
+		rec-pingpong)
+			logrun replay "$WORK" pingpong --pairs 1 --pin --work-us 20 --duration \
+				"$(calc "$REC_S - 0.6")" --loops-per-us "$LPU" --json >/dev/null 2>&1 ;;
+		esac
+		wait "$rpid" 2>/dev/null
+		[ -s "$d/$name.trace" ] && echo "$name"
+	done
+	gov_down
+}
+
+# truthful_copy IN OUT COST_JSON: the recorded trace with each non-polling
+# state's table entry set to its measured wake-up cost (the replay's median).
+truthful_copy() {
+	local costs
+	costs=$(jq -r '[.states[] | (.cost_ns / 1000 | round)] | join(" ")' "$3")
+	awk -v costs="$costs" 'BEGIN { n = split(costs, c, " ") }
+		/^records$/ { hdr = 0 }
+		/^source / { print $0 " (table: measured costs)"; next }
+		/^state / && $6 != "poll" && c[$2 + 1] > 0 { $4 = c[$2 + 1]; $5 = c[$2 + 1] }
+		{ print }' "$1" >"$2"
+}
+
+sec_replay() {
+	local d=$OUT/replay tb name title args f prof recs=() gov
+	SEC=replay
+	hdr "5. Replay: two-axis judge against the hindsight oracle, tables: $JUDGE_TABLES"
+	rm -rf "$d"
+	mkdir -p "$d"
+	gov=$(idle_governor)
+	case " $JUDGE_KERNEL " in *" $gov "*) ;; *) gov=menu;; esac
+	JUDGE_GOV=$gov
+	for tb in $JUDGE_TABLES; do
+		mkdir -p "$d/$tb"
+		while IFS='|' read -r name title args; do
+			# shellcheck disable=SC2086
+			logrun replay "$GOV" synth $args --table "$tb" -o "$d/$tb/$name.trace" 2>/dev/null ||
+				warn "synth $name failed"
+		done < <(judge_scenarios)
+	done
+	note_cmd replay "# every scenario twice: --table vm and --table truthful"
+	# not in a subshell: the exit path must know our govloader
+	record_traces "$d" >"$d/recorded.list"
+	while read -r name; do recs+=("$name"); done <"$d/recorded.list"
+	for name in "${recs[@]}"; do
+		cp "$d/$name.trace" "$d/vm/$name.trace"
+		"$GOV" replay "$d/vm/$name.trace" --policy menu --json >"$d/$name.costs.json" 2>/dev/null &&
+			truthful_copy "$d/$name.trace" "$d/truthful/$name.trace" "$d/$name.costs.json"
+	done
+	for tb in $JUDGE_TABLES; do
+		for f in "$d/$tb"/*.trace; do
+			[ -e "$f" ] || continue
+			name=$(basename "$f" .trace)
+			logrun replay "$GOV" replay "$d/$tb/$name.trace" --haltpoll-ns "$JUDGE_HALTPOLL_NS" --json \
+				>"$d/$tb/$name.json" 2>"$d/$tb/$name.err" || { warn "replay $tb/$name: $(head -n1 "$d/$tb/$name.err")"; echo null >"$d/$tb/$name.json"; }
+			for prof in powersave performance; do
+				logrun replay "$GOV" replay "$d/$tb/$name.trace" --haltpoll-ns "$JUDGE_HALTPOLL_NS" \
+					--profile "$prof" --policy "bpfgov,bpfgov@$gov,${JUDGE_KERNEL// /,}" --json \
+					>"$d/$tb/$name.$prof.json" 2>/dev/null || echo null >"$d/$tb/$name.$prof.json"
+			done
+		done
+	done
+	judge_collect "$d" "${recs[@]}" >"$OUT/replay.json"
+	jq -r '.tables[] | .table as $t | .scenarios[] |
+		"  [\($t)] \(.title): bpfgov E \(.p.bpfgov.e | . * 100 | round / 100) % L \(.p.bpfgov.l | . * 10 | round / 10) us; " +
+		"verdicts \(.p.bpfgov.v | to_entries | map("\(.key) \(.value)") | join(", "))"' "$OUT/replay.json"
+}
+
+# judge_collect DIR RECORDED...: one JSON document for the report.
+judge_collect() {
+	local d=$1 tb name title args
+	shift
+	for tb in $JUDGE_TABLES; do
+		{
+			while IFS='|' read -r name title args; do
+				printf '%s\t%s\t%s\n' "$name" "$title" "synth $args --table $tb"
+			done < <(judge_scenarios)
+			for name in "$@"; do
+				printf '%s\t%s\t%s\n' "$name" "recorded: $name" "govloader record"
+			done
+		} | while IFS=$'\t' read -r name title args; do
+			[ -s "$d/$tb/$name.json" ] || continue
+			jq -c --arg name "$name" --arg title "$title" --arg args "$args" --arg tb "$tb" \
+			      --slurpfile ps "$d/$tb/$name.powersave.json" \
+			      --slurpfile pf "$d/$tb/$name.performance.json" '
+				def ax(x): if x == null or x.idle == null then null else
+					{e: x.idle.energy_distance_pct, l: x.idle.latency_distance_us,
+					 v: x.idle.verdicts, poll: (if x.idle.idle_ns > 0 then x.idle.poll_ns / x.idle.idle_ns * 100 else 0 end)} end;
+				def fr(x): if x == null or x.freq == null then null else
+					{floor: x.freq.mean_floor, gaps: x.freq.short_gaps, gaps_low: x.freq.short_gaps_to_lowest,
+					 cps: x.freq.floor_changes_per_s, desired: x.freq.mean_desired,
+					 writes: x.freq.request_writes_per_s} end;
+				select(. != null) |
+				{name: $name, title: $title, args: $args, table: $tb, source: .source,
+				 oracle: .judge.oracle, power: .judge.power_model,
+				 p: ((.policies | to_entries | map({key, value: ax(.value)}) | from_entries) +
+				     ($ps[0] // {} | .policies // {} | to_entries | map({key: ("powersave:" + .key), value: ax(.value)}) | from_entries) +
+				     ($pf[0] // {} | .policies // {} | to_entries | map({key: ("performance:" + .key), value: ax(.value)}) | from_entries)),
+				 f: (.policies | to_entries | map({key, value: fr(.value)}) | from_entries)}' \
+				"$d/$tb/$name.json"
+		done | jq -s --arg tb "$tb" '{table: $tb, scenarios: .}'
+	done | jq -s --arg gov "$JUDGE_GOV" --arg kern "$JUDGE_KERNEL" --arg hp "$JUDGE_HALTPOLL_NS" \
+		'{available: true, governor: $gov, kernel: ($kern | split(" ")), haltpoll_ns: $hp, tables: .}'
+}
+
+# ------------------------------------------------------------- goals
+
+# judge_goal_rows: TSV "goal<TAB>measured<TAB>met|not met|not measured".
+judge_goal_rows() {
+	[ "$(j replay.json .available)" = true ] || {
+		printf 'replay: the goals of the judge\tnot run\tnot measured\n'
+		return
+	}
+	jq -r '
+		def r2: . * 100 | round / 100;
+		def r1: . * 10 | round / 10;
+		def ok(b): if b then "met" else "not met" end;
+		.governor as $gov | .kernel as $K |
+		.tables[] | .table as $t | .scenarios as $S |
+		# balanced (ideal and as actuated): dominated nowhere
+		(["bpfgov", "bpfgov@" + $gov][] as $p |
+		 [$S[] | select(.p[$p] != null) | .title as $n |
+		  (.p[$p].v | to_entries[] | select(.value == "dominated") | "\($n) by \(.key)")] as $bad |
+		 "[\($t)] balanced (\($p)): dominated in no scenario\t" +
+		 (if ($bad | length) == 0 then "0 of \($S | length) scenarios"
+		  else "\($bad | length) dominations: " + ($bad | join("; ")) end) +
+		 "\t" + ok(($bad | length) == 0)),
+		# balanced: total distance on each axis <= the best kernel model
+		((["e", "energy above oracle, sum of % of a CPU"], ["l", "latency above oracle, sum of us/idle"]) as [$ax, $axn] |
+		 ([$K[] as $k | {k: $k, s: ([$S[] | .p[$k][$ax] // 0] | add)}] | min_by(.s)) as $best |
+		 ([$S[] | .p.bpfgov[$ax] // 0] | add) as $b |
+		 "[\($t)] balanced: \($axn) <= best kernel model\t\($b | r2) vs \($best.k) \($best.s | r2)\t" + ok($b <= $best.s + 1e-9)),
+		# profiles: lowest distance of all policies on their axis
+		(["powersave", "e", "energy"], ["performance", "l", "latency"]) as [$prof, $ax, $axn] |
+		([$S[0].p | keys[] | select(startswith("powersave:") or startswith("performance:") | not) |
+		  select($S[0].p[.] != null)] + ["powersave:bpfgov", "performance:bpfgov"] | unique) as $all |
+		([$all[] as $k | {k: $k, s: ([$S[] | .p[$k][$ax] // 0] | add)}] | sort_by(.s)) as $rank |
+		([$S[] | .p[$prof + ":bpfgov"][$ax] // 0] | add) as $me |
+		([$rank[] | select(.k != ($prof + ":bpfgov"))][0]) as $next |
+		"[\($t)] \($prof): lowest \($axn) distance of all policies (sum over scenarios)\t\($me | r2) vs next \($next.k) \($next.s | r2)\t" +
+		ok($me <= $next.s + 1e-9)
+	' "$OUT/replay.json"
+	jq -r '
+		def ok(b): if b then "met" else "not met" end;
+		.tables[] | select(.table == "vm") | .scenarios as $S |
+		([$S[] | select(.name | test("^(impulse|periodic)")) | {n: .title, g: .f.bpfgov.gaps_low, t: .f.bpfgov.gaps}]) as $g |
+		"floor: 0 short gaps followed by the lowest floor (impulse, periodic)\t" +
+		($g | map("\(.n) \(.g)/\(.t)") | join(", ")) + "\t" + ok(($g | map(.g) | add) == 0),
+		([$S[] | {n: .title, b: .f.bpfgov.cps, s: .f.schedutil.cps} | select(.b > .s + 1e-9)]) as $bad |
+		"floor: changes per second no more than the schedutil model in any scenario\t" +
+		(if ($bad | length) == 0 then "0 of \($S | length) scenarios above (max bpfgov \([$S[] | .f.bpfgov.cps] | max | . * 10 | round / 10)/s)"
+		 else ($bad | map("\(.n): \(.b | . * 10 | round / 10) vs \(.s | . * 10 | round / 10)/s") | join("; ")) end) +
+		"\t" + ok(($bad | length) == 0),
+		([$S[] | select(.f.bpfgov.gaps == 0) | {n: .title, b: .f.bpfgov.floor, h: .f["hwp-1"].floor}]) as $ng |
+		"floor: mean floor within 1.1x of hwp-1 where no short gaps occur\t" +
+		(if ($ng | length) == 0 then "no scenario without short gaps"
+		 else ($ng | map("\(.n): \(.b | round) vs \(.h | round) (\(if .h > 0 then (.b / .h * 100 | round / 100) else "n/a" end)x)") | join("; ")) end) +
+		"\t" + (if ($ng | length) == 0 then "not measured" else ok(all($ng[]; .b <= 1.1 * .h + 1e-9)) end)
+	' "$OUT/replay.json"
+}
+
+# ------------------------------------------------------------- doc
+
+doc_replay() {
+	echo "## 5. Replay: the judge"
+	echo
+	if [ "$(j replay.json .available)" != true ]; then
+		echo "Not run."
+		echo
+		return
+	fi
+	jq -r '
+		def r2: if . == null then "–" else . * 100 | round / 100 | tostring end;
+		def r1: if . == null then "–" else . * 10 | round / 10 | tostring end;
+		def vshort: {"win": "W", "tie": "=", "dominated": "D", "trade-off": "T"}[.] // "?";
+		.governor as $gov | .kernel as $K |
+		"Every trace is replayed by `govloader replay --json` through bpfgov'"'"'s policy core, the kernel models and bpfgov as actuated under this machine'"'"'s idle governor (`bpfgov@\($gov)`), at bpfgov'"'"'s defaults (balanced) and with `--profile powersave` / `--profile performance`. " +
+		"Each idle period is judged against the hindsight oracle (docs/DESIGN.md, \"The judge\"): **E** = energy above the oracle in % of one CPU (power model: polling 1, halt 0.3, a wake-up costs its latency at full power), **L** = wake-up latency above the oracle in µs per idle period. Lower is better on both; L < 0 buys latency with energy. " +
+		"haltpoll runs with `guest_halt_poll_ns` = \(.haltpoll_ns) (this machine'"'"'s). Synthetic traces use the costs of a KVM guest (halt 100 µs to wake, poll 1 µs); `--table vm` gives the governors the table such a guest claims (halt 1/1 µs), `--table truthful` one that states the real cost. Recorded traces were taken on this machine with `govloader record`; their truthful copy sets the table to the measured costs.",
+		"",
+		(.tables[] | .table as $t | .scenarios as $S |
+		 (["bpfgov", "bpfgov@" + $gov, "powersave:bpfgov", "performance:bpfgov"] + $K + ["ladder-balanced"]) as $cols |
+		 "### Table `\($t)`: E % of a CPU / L µs per idle",
+		 "",
+		 "| scenario | oracle E abs. | " + ($cols | map(sub(":bpfgov"; "")) | join(" | ")) + " |",
+		 "|---|---|" + ($cols | map("---") | join("|")) + "|",
+		 ($S[] | .p as $p | "| \(.title) | \(.oracle.energy_pct | r1) % | " +
+		  ($cols | map($p[.] | if . == null then "–" else "\(.e | r2) / \(.l | r1)" end) | join(" | ")) + " |"),
+		 "| **sum** | | " + ($cols | map(. as $c | [$S[] | .p[$c] | select(. != null)] |
+			if length == 0 then "–" else "**\(map(.e) | add | r2) / \(map(.l) | add | r1)**" end) | join(" | ")) + " |",
+		 "",
+		 "Verdicts against " + ($K | join(", ")) + " (W win, = tie, D dominated, T trade-off; ties within 0.1 % of a CPU and 0.5 µs/idle):",
+		 "",
+		 "| scenario | " + (["bpfgov", "bpfgov@" + $gov, "powersave:bpfgov", "performance:bpfgov"] | map(sub(":bpfgov"; "")) | join(" | ")) + " |",
+		 "|---|---|---|---|---|",
+		 ($S[] | .p as $p | "| \(.title) | " +
+		  (["bpfgov", "bpfgov@" + $gov, "powersave:bpfgov", "performance:bpfgov"] |
+		   map($p[.] | if . == null then "–" else ([$K[] as $k | .v[$k] // "-" | vshort] | join(" ")) end) | join(" | ")) + " |"),
+		 ""),
+		"### Frequency (table `vm`; the floor does not depend on the idle table)",
+		"",
+		"Mean floor (/1024), short gaps (< 1 ms) followed by the lowest floor, floor changes per second. hwp-3/4 and hwp-7/8 are the seed thread'"'"'s proposals and hwp-1 is \"floor = whole target\", none of them a kernel path; hwp-passive is the kernel'"'"'s HWP passive path (min = bw_min, so always the lowest; its cell shows the desired level and HWP_REQUEST writes per second instead).",
+		"",
+		(["bpfgov", "schedutil", "hwp-passive", "hwp-1", "hwp-7/8", "hwp-3/4"]) as $fc |
+		"| scenario | " + ($fc | join(" | ")) + " |",
+		"|---|" + ($fc | map("---") | join("|")) + "|",
+		(.tables[] | select(.table == "vm") | .scenarios[] | .f as $f | "| \(.title) | " +
+		 ($fc | map(. as $c | $f[$c] | if . == null then "–"
+			elif $c == "hwp-passive" then "desired \(.desired | round), \(.writes | r1) writes/s"
+			else "\(.floor | round), \(.gaps_low)/\(.gaps), \(.cps | r1)/s" end) | join(" | ")) + " |")
+	' "$OUT/replay.json"
+	echo
+	cmds replay
+	echo
+}
