@@ -10,7 +10,7 @@ check "start comes up" gov_start --dry-run --no-idle --duration 20
 bg taskset -c 1 "$WORK" sleep-cycle --busy-us 2000 --idle-us 700 --duration 3 --cpu 1
 "$GOV" record "$T_TMP/live.trace" --duration 2 >"$T_TMP/rec.out" 2>&1
 is "record --duration 2 exits 0" "$?" 0
-check "the recording is a versioned trace" bash -c "head -n1 '$T_TMP/live.trace' | grep -qx 'bpfgov-trace 1'"
+check "the recording is a versioned trace" bash -c "head -n1 '$T_TMP/live.trace' | grep -qxE 'bpfgov-trace [12]'"
 n=$(grep -cE '^[0-9]+ [0-9]+ (busy|gap|idle|wake) ' "$T_TMP/live.trace")
 check "the recording holds busy/gap/idle records ($n)" [ "$n" -gt 100 ]
 "$GOV" stop >/dev/null 2>&1
@@ -21,7 +21,14 @@ is "replay of the recorded trace exits 0" "$?" 0
 check "replay puts bpfgov beside every reference model" jq -e '
 	.policies | has("bpfgov") and has("menu") and has("teo") and has("ladder") and
 	has("ladder-balanced") and has("haltpoll") and has("schedutil") and has("hwp-3/4") and
-	has("hwp-7/8") and has("hwp-1")' "$T_TMP/live.json"
+	has("hwp-7/8") and has("hwp-1") and has("hwp-passive") and has("bpfgov@menu") and
+	has("bpfgov@teo") and has("bpfgov@ladder") and has("bpfgov@haltpoll")' "$T_TMP/live.json"
+check "the judge scores every idle policy against the kernel models" jq -e '
+	.judge.references == ["menu", "teo", "ladder", "haltpoll"] and
+	([.policies[] | select(.idle != null) | .idle |
+	  (.energy_distance_pct | type) == "number" and (.latency_distance_us | type) == "number" and
+	  .periods > 0] | all) and
+	(.policies.bpfgov.idle.verdicts | keys == ["haltpoll", "ladder", "menu", "teo"])' "$T_TMP/live.json"
 
 "$GOV" synth impulse --gap-us 747:950 --trials 50 -o "$T_TMP/impulse.trace" >/dev/null 2>&1
 is "synth impulse exits 0" "$?" 0
@@ -29,6 +36,24 @@ is "synth impulse exits 0" "$?" 0
 is "replay of the synthetic trace exits 0" "$?" 0
 check "bpfgov never drops the floor to lowest after the 747-950 us gaps" \
 	jq -e '.policies.bpfgov.freq | .short_gaps == 50 and .short_gaps_to_lowest == 0' "$T_TMP/imp.json"
+
+"$GOV" synth bursty --duration 1 --table truthful -o "$T_TMP/bursty.trace" >/dev/null 2>&1
+check "synth writes version 2 with wake reasons" bash -c "head -n1 '$T_TMP/bursty.trace' | grep -qx 'bpfgov-trace 2' && grep -q ' idle [0-9]* 1 - other\$' '$T_TMP/bursty.trace'"
+"$GOV" replay "$T_TMP/bursty.trace" --power-model HALT=0.1 --json >"$T_TMP/bursty.json" 2>/dev/null
+is "replay of a version 2 trace with a power model exits 0" "$?" 0
+check "the power model and the truthful table are in the JSON" jq -e '
+	.judge.power_model == [1, 0.1] and .states[1].exit_latency_us == 100' "$T_TMP/bursty.json"
+# the same impulse as version 1: no next timer, no wake reason
+awk 'NR == 1 { print "bpfgov-trace 1"; next } $3 == "idle" { NF = 5 } { print }' \
+	"$T_TMP/impulse.trace" >"$T_TMP/impulse-v1.trace"
+"$GOV" replay "$T_TMP/impulse-v1.trace" --policy bpfgov,hwp-1 --json >"$T_TMP/imp1.json" 2>/dev/null
+is "a version 1 trace still replays" "$?" 0
+check "... with the same result as its version 2 twin" \
+	bash -c "[ \"\$(jq -c .policies '$T_TMP/imp1.json')\" = \"\$(jq -c .policies '$T_TMP/imp.json')\" ]"
+"$GOV" replay "$T_TMP/bursty.trace" --power-model C6=0.1 >/dev/null 2>"$T_TMP/pm.err"
+rc=$?
+check "a power model naming no state of the trace: one line, exit 2 (rc $rc)" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/pm.err') -eq 1 ] && grep -q C6 '$T_TMP/pm.err'"
 
 head -c 300 "$T_TMP/impulse.trace" >"$T_TMP/cut.trace"
 "$GOV" replay "$T_TMP/cut.trace" >/dev/null 2>"$T_TMP/cut.err"
