@@ -803,6 +803,81 @@ static void test_as_actuated(void **state)
 	free(r);
 }
 
+/* The PM QoS limit and stateK/disable in each model, as in the kernel. */
+static void test_models_latency_req(void **state)
+{
+	struct ref_states rs, hp_rs;
+	struct ref_idle m;
+	int idx;
+
+	(void)state;
+	three_states(&rs);
+	/* menu: 0 means state 0; a limit between states caps the pick */
+	ref_idle_init(&m, REF_MENU, &rs, NULL);
+	m.latency_req_ns = 0;
+	assert_int_equal(round_trip(&m, 1 * MS, 1 * MS), 0);
+	m.latency_req_ns = 10 * US;	/* C2's exit latency: C3 excluded */
+	for (int i = 0; i < 10; i++)
+		idx = round_trip(&m, 1 * MS, 1 * MS);
+	assert_int_equal(idx, 1);
+	m.latency_req_ns = REF_NO_LATENCY_REQ;
+	assert_int_equal(round_trip(&m, 1 * MS, 1 * MS), 2);
+	/* a disabled state is skipped: C3 off leaves C2 */
+	rs.disabled[2] = 1;
+	assert_int_equal(round_trip(&m, 1 * MS, 1 * MS), 1);
+	rs.disabled[2] = 0;
+
+	/* teo: the constraint index */
+	ref_idle_init(&m, REF_TEO, &rs, NULL);
+	m.latency_req_ns = 10 * US;
+	for (int i = 0; i < 10; i++)
+		idx = round_trip(&m, 1 * MS, 1 * MS);
+	assert_int_equal(idx, 1);
+	m.latency_req_ns = REF_NO_LATENCY_REQ;
+	for (int i = 0; i < 10; i++)
+		idx = round_trip(&m, 1 * MS, 1 * MS);
+	assert_int_equal(idx, 2);
+
+	/* ladder: 0 selects state 0; a tighter limit demotes at once */
+	ref_idle_init(&m, REF_LADDER, &rs, NULL);
+	for (int i = 0; i < 12; i++)
+		idx = round_trip(&m, 1 * MS, 1 * MS);
+	assert_int_equal(idx, 2);
+	m.latency_req_ns = 2 * US;	/* only C1 */
+	assert_int_equal(round_trip(&m, 1 * MS, 1 * MS), 0);	/* first_idx is 0 here */
+	m.latency_req_ns = 0;
+	assert_int_equal(round_trip(&m, 1 * MS, 1 * MS), 0);
+
+	/* haltpoll: "n/a" polls even with a closed window, and the poll
+	 * limit that poll_idle() asks for is cached as the window */
+	memset(&hp_rs, 0, sizeof(hp_rs));
+	hp_rs.n = 2;
+	hp_rs.poll[0] = 1;
+	hp_rs.exit_ns[1] = 1 * US;
+	hp_rs.res_ns[1] = 1 * US;
+	hp_rs.tick_ns = REF_TICK_NS_DEFAULT;
+	{
+		struct ref_haltpoll_params hp = { .guest_halt_poll_ns = 0, .grow = 2, .shrink = 2,
+						  .grow_start_ns = 50000, .allow_shrink = 1 };
+
+		ref_idle_init(&m, REF_HALTPOLL, &hp_rs, &hp);
+		assert_int_equal(ref_idle_select(&m, 1 * MS, 1 * MS), 1);	/* window closed */
+		ref_idle_reflect(&m, 1, 1 * MS, 0);
+		m.latency_req_ns = 0;
+		assert_int_equal(ref_idle_select(&m, 1 * MS, 1 * MS), 0);
+		assert_int_equal(ref_idle_poll_limit(&m), REF_TICK_NS_DEFAULT / 16);
+		ref_idle_reflect(&m, 0, 20 * US, 0);
+		m.latency_req_ns = REF_NO_LATENCY_REQ;
+		/* the cached window now makes haltpoll poll after a poll */
+		assert_int_equal(ref_idle_select(&m, 1 * MS, 1 * MS), 0);
+		ref_idle_reflect(&m, 0, 1 * MS, 1);		/* poll ran out */
+		assert_int_equal(ref_idle_select(&m, 1 * MS, 1 * MS), 1);
+		/* a long halt shrinks it (guest_halt_poll_ns 0): 250 -> 125 us */
+		ref_idle_reflect(&m, 1, 1 * MS, 0);
+		assert_int_equal(m.poll_limit_ns, REF_TICK_NS_DEFAULT / 32);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -825,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_sugov_hold_tick_stopped),
 		cmocka_unit_test(test_hwp_passive),
 		cmocka_unit_test(test_as_actuated),
+		cmocka_unit_test(test_models_latency_req),
 		cmocka_unit_test(test_wake_pairing),
 		cmocka_unit_test(test_policy_names),
 		cmocka_unit_test(test_power_model),
