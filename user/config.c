@@ -449,8 +449,9 @@ int cfg_origins_write(const char *dir, const struct gov_config *gc)
 	FILE *f;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (fmt_checked(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE) < 0 ||
+	    fmt_checked(tmp, sizeof(tmp), "%s.tmp", path) < 0)
+		return -ENAMETOOLONG;
 	unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)

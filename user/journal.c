@@ -101,8 +101,11 @@ int journal_init(struct journal **out, const char *dir)
 
 	if (!j)
 		return -ENOMEM;
-	snprintf(j->dir, sizeof(j->dir), "%s", dir);
-	snprintf(j->path, sizeof(j->path), "%s/%s", dir, GOV_JOURNAL_FILE);
+	if (fmt_checked(j->dir, sizeof(j->dir), "%s", dir) < 0 ||
+	    fmt_checked(j->path, sizeof(j->path), "%s/%s", dir, GOV_JOURNAL_FILE) < 0) {
+		free(j);
+		return -ENAMETOOLONG;
+	}
 	j->fd = -1;
 	*out = j;
 	return 0;

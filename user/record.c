@@ -93,16 +93,15 @@ static void rec_header(struct trace *t, const char *sysfs_root)
 	for (__u32 k = 0; k < t->nr_states; k++) {
 		struct trace_state *s = &t->states[k];
 
-		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/name",
-			 sysfs_root, k);
-		if (read_line(path, s->name, sizeof(s->name)))
+		if (fmt_checked(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/name",
+				sysfs_root, k) < 0 || read_line(path, s->name, sizeof(s->name)))
 			snprintf(s->name, sizeof(s->name), "%s", c.state_is_poll[k] ? "POLL" : "HALT");
 		s->exit_latency_us = c.state_exit_latency_us[k];
 		s->residency_us = c.state_residency_us[k];
 		s->is_poll = c.state_is_poll[k];
 	}
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpuidle/current_governor", sysfs_root);
-	if (read_line(path, gov, sizeof(gov)))
+	if (fmt_checked(path, sizeof(path), "%s/devices/system/cpu/cpuidle/current_governor",
+			sysfs_root) < 0 || read_line(path, gov, sizeof(gov)))
 		snprintf(gov, sizeof(gov), "none");
 	if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "unknown");

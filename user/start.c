@@ -507,7 +507,8 @@ static int write_json_file(const struct gov *g, const char *path)
 	FILE *f;
 	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (fmt_checked(tmp, sizeof(tmp), "%s.tmp", path) < 0)
+		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;

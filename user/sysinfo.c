@@ -26,22 +26,19 @@ int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c, char *driver
 	char path[PATH_MAX], name[64];
 	__u32 k, lat, res;
 
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpuidle/current_driver", sysfs_root);
-	if (read_line(path, driver, len))
+	if (fmt_checked(path, sizeof(path), "%s/devices/system/cpu/cpuidle/current_driver",
+			sysfs_root) < 0 || read_line(path, driver, len))
 		snprintf(driver, len, "none");
 
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
-		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/name",
-			 sysfs_root, k);
-		if (read_line(path, name, sizeof(name)))
+		if (fmt_checked(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/name",
+				sysfs_root, k) < 0 || read_line(path, name, sizeof(name)))
 			break;
-		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/latency",
-			 sysfs_root, k);
-		if (read_u32(path, &lat))
+		if (fmt_checked(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/latency",
+				sysfs_root, k) < 0 || read_u32(path, &lat))
 			break;
-		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/residency",
-			 sysfs_root, k);
-		if (read_u32(path, &res))
+		if (fmt_checked(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u/residency",
+				sysfs_root, k) < 0 || read_u32(path, &res))
 			break;
 		c->state_exit_latency_us[k] = lat;
 		c->state_residency_us[k] = res;
@@ -61,9 +58,9 @@ __u32 sys_transition_latency_us(const char *sysfs_root)
 	char path[PATH_MAX];
 	__u32 ns = 0;
 
-	snprintf(path, sizeof(path),
-		 "%s/devices/system/cpu/cpu0/cpufreq/cpuinfo_transition_latency", sysfs_root);
-	if (read_u32(path, &ns) || ns == 0xffffffffu)	/* CPUFREQ_ETERNAL */
+	if (fmt_checked(path, sizeof(path),
+			"%s/devices/system/cpu/cpu0/cpufreq/cpuinfo_transition_latency",
+			sysfs_root) < 0 || read_u32(path, &ns) || ns == 0xffffffffu)	/* CPUFREQ_ETERNAL */
 		return 0;
 	return (ns + 999) / 1000;
 }
