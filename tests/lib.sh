@@ -86,6 +86,21 @@ nr_possible_cpus() {
 	echo $(( ${r##*-} + 1 ))
 }
 
+# online_cpus: the online CPU numbers, one a line.
+online_cpus() {
+	local r
+	for r in $(tr ',' ' ' </sys/devices/system/cpu/online); do
+		seq "${r%-*}" "${r#*-}"
+	done
+}
+# pingpong_all SECONDS: token ping-pong with pairs pinned over every online
+# CPU (short idle periods everywhere), in the background.
+pingpong_all() {
+	local n
+	n=$(online_cpus | wc -l)
+	bg "$WORK" pingpong --pairs $(( (n + 1) / 2 )) --pin --work-us 0 --duration "$1" >/dev/null
+}
+
 # MSR stand-ins: MSR X at byte offset 8*X, little endian.
 msr_file_write() { # FILE MSR VALUE
 	local f=$1 msr=$2 val=$3 i bytes=
@@ -121,22 +136,22 @@ seed_msr_standins() { # DIR
 # A sysfs stand-in under DIR: menu governor (honours stateK/disable), four
 # idle states POLL/C1/C2/C3, PM QoS files at 0.
 seed_sysfs_standin() { # DIR
-	local c d k spec
-	rm -rf "$1"
-	mkdir -p "$1/devices/system/cpu/cpuidle"
-	echo menu >"$1/devices/system/cpu/cpuidle/current_governor"
-	echo fake >"$1/devices/system/cpu/cpuidle/current_driver"
+	local root=$1 c d k spec name lat res
+	rm -rf "$root"
+	mkdir -p "$root/devices/system/cpu/cpuidle"
+	echo menu >"$root/devices/system/cpu/cpuidle/current_governor"
+	echo fake >"$root/devices/system/cpu/cpuidle/current_driver"
 	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
-		d=$1/devices/system/cpu/cpu$c
+		d=$root/devices/system/cpu/cpu$c
 		mkdir -p "$d/power"
 		echo 0 >"$d/power/pm_qos_resume_latency_us"
 		k=0
 		for spec in "POLL 0 0" "C1 2 2" "C2 50 150" "C3 200 800"; do
-			set -- $spec
+			read -r name lat res <<<"$spec"
 			mkdir -p "$d/cpuidle/state$k"
-			echo "$1" >"$d/cpuidle/state$k/name"
-			echo "$2" >"$d/cpuidle/state$k/latency"
-			echo "$3" >"$d/cpuidle/state$k/residency"
+			echo "$name" >"$d/cpuidle/state$k/name"
+			echo "$lat" >"$d/cpuidle/state$k/latency"
+			echo "$res" >"$d/cpuidle/state$k/residency"
 			echo 0 >"$d/cpuidle/state$k/disable"
 			k=$((k + 1))
 		done

@@ -34,10 +34,21 @@ wait_for() {
 	for i in $(seq 1 "$n"); do "$@" && return 0; sleep 0.1; done
 	return 1
 }
-# Load on CPU1 (floor rises) and ping-pong on 0/1 (idle picks change).
+CPUS=$(online_cpus)
+# Load on every online CPU: a spin for the first second (floors rise), then
+# ping-pong over all of them (idle picks change).
 load() {
-	bg taskset -c 1 "$WORK" spin --cpu 1 --duration "$1" >/dev/null
-	bg taskset -c 0,1 "$WORK" pingpong --pairs 1 --pin --work-us 0 --duration "$1" >/dev/null
+	local c
+	for c in $CPUS; do
+		bg "$WORK" spin --cpu "$c" --duration 1 >/dev/null
+	done
+	pingpong_all "$1"
+}
+# journaled KIND CPU: the journal has a record of that kind for that CPU.
+journaled() { grep -q "^$1 cpu=$2 " "$JNL" 2>/dev/null; }
+all_journaled() {
+	local c
+	for c in $CPUS; do journaled msr "$c" && journaled file "$c" || return 1; done
 }
 START=(--msr-root "$MSR" --sysfs-root "$SYS")
 
@@ -45,14 +56,17 @@ START=(--msr-root "$MSR" --sysfs-root "$SYS")
 seed
 check "start with stand-in MSRs and sysfs comes up" gov_start "${START[@]}"
 load 3
-check "MSR min field and idle knobs change under load" wait_for 4 bash -c \
-	"[ \$(( \$(od -An -t u8 -j $((8 * 0x774)) -N 8 '$MSR/1/msr') & 0xff )) -gt $HWP_LOWEST ] && ! diff -r '$SYS' '$T_TMP/orig/sys' >/dev/null"
+wait_for 8 all_journaled
 check "the journal exists while knobs are changed" test -s "$JNL"
 is "journal is mode 0600" "$(stat -c %a "$JNL")" 600
-check "journal records HWP_REQUEST of CPU1 with its original bytes" \
-	grep -q "^msr cpu=1 reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$MSR/1/msr crc=" "$JNL"
-check "journal records a sysfs file with its exact text (\"0\\n\" = 300a)" \
-	grep -q "^file cpu=[0-9]* len=2 text=300a path=$SYS/devices/system/cpu/cpu" "$JNL"
+# Every online CPU: its floor (HWP_REQUEST) and its idle knobs were written,
+# each journaled first with its original bytes.
+for c in $CPUS; do
+	check "cpu$c: journal records HWP_REQUEST with its original bytes" \
+		grep -q "^msr cpu=$c reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$MSR/$c/msr crc=" "$JNL"
+	check "cpu$c: journal records an idle knob with its exact text (\"0\\n\" = 300a)" \
+		grep -q "^file cpu=$c len=2 text=300a path=$SYS/devices/system/cpu/cpu$c/" "$JNL"
+done
 kill -9 "$GOV_PID"
 gov_wait
 check "after kill -9 the stand-ins are still changed" changed
@@ -61,6 +75,10 @@ check "the journal outlives the dead instance" test -s "$JNL"
 is "restore exits 0" "$?" 0
 check "restore says how many it put back" grep -q "restored [0-9]* of [0-9]* register(s)/file(s) from the journal of pid" "$T_TMP/out"
 check "exact original MSR and sysfs bytes are back after restore" same_as_orig
+for c in $CPUS; do
+	check "cpu$c: its MSR stand-in and sysfs knobs are back" bash -c \
+		"cmp -s '$MSR/$c/msr' '$T_TMP/orig/msr/$c/msr' && diff -r '$SYS/devices/system/cpu/cpu$c' '$T_TMP/orig/sys/devices/system/cpu/cpu$c' >/dev/null"
+done
 check "restore removed the journal" test ! -e "$JNL"
 check "restore removed the stale pins" test ! -e "$PIN/cpu_state"
 "$GOV" restore >"$T_TMP/out" 2>&1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Idle actuation: real per-CPU PM QoS files of this host (restored
+# Idle actuation: the machine's real per-CPU PM QoS files (restored
 # afterwards), and a stand-in sysfs tree with cpuidle disable knobs under
 # the menu governor, through the same code path (--sysfs-root).
 . "$(dirname "$0")/../lib.sh"
@@ -10,7 +10,7 @@ qos() { cat "/sys/devices/system/cpu/cpu$1/power/pm_qos_resume_latency_us"; }
 save_qos() { local c; for c in $(seq 0 $((NCPU - 1))); do qos "$c"; done; }
 
 # 1. Real sysfs. Ping-pong with no work makes idle periods far shorter than
-# a halt wake-up here, so bpfgov picks polling and writes "n/a".
+# a halt wake-up, so bpfgov picks polling and writes "n/a".
 orig=$(save_qos)
 check "start on the real sysfs comes up" gov_start --no-floor --duration 8
 seen=no
@@ -33,15 +33,31 @@ is "original PM QoS values are back" "$(save_qos)" "$orig"
 SYS=$T_TMP/sys
 seed_sysfs_standin "$SYS"
 cp -a "$SYS" "$T_TMP/sys.orig"
-check "start --sysfs-root (stand-in, menu, 4 states) comes up" gov_start --sysfs-root "$SYS" --no-floor --duration 6
+check "start --sysfs-root (stand-in, menu, 4 states) comes up" gov_start --sysfs-root "$SYS" --no-floor --duration 60
 is "the stand-in's 4 idle states are used" "$(status_get .tunables.nr_states)" 4
-bg taskset -c 0,1 "$WORK" pingpong --pairs 1 --pin --work-us 0 --duration 3
-changed=no
-for i in $(seq 1 40); do
-	if ! diff -r "$SYS" "$T_TMP/sys.orig" >/dev/null; then changed=yes; break; fi
+pingpong_all 20
+CPUS=$(online_cpus)
+# writes CPU: the actuator's write count for that CPU (status, once a second).
+writes() { local w; w=$(status_get ".actuator.cpus[$1].writes"); echo "${w//null/0}"; }
+all_written() { local c; for c in $CPUS; do [ "$(writes "$c")" -gt 0 ] || return 1; done; }
+for i in $(seq 1 150); do
+	! diff -r "$SYS" "$T_TMP/sys.orig" >/dev/null && all_written && break
 	sleep 0.1
 done
-is "picks are written to the stand-in knobs" "$changed" yes
+check "picks are written to the stand-in knobs" bash -c "! diff -r '$SYS' '$T_TMP/sys.orig' >/dev/null"
+# Every online CPU's own knobs (PM QoS, stateK/disable) follow its picks.
+for c in $CPUS; do
+	w=$(writes "$c")
+	check "cpu$c: its stand-in idle knobs are written ($w writes)" [ "$w" -gt 0 ]
+done
+kill "${BG_PIDS[@]}" 2>/dev/null
+wait "${BG_PIDS[@]}" 2>/dev/null
+"$GOV" stop >/dev/null 2>&1
 gov_wait
-check "stand-in knobs are restored byte for byte" diff -r "$SYS" "$T_TMP/sys.orig"
+is "start exits 0 (stand-in)" "$GOV_RC" 0
+for c in $(seq 0 $((NCPU - 1))); do
+	check "cpu$c: stand-in knobs are restored byte for byte" \
+		diff -r "$SYS/devices/system/cpu/cpu$c" "$T_TMP/sys.orig/devices/system/cpu/cpu$c"
+done
+check "the whole stand-in tree is restored byte for byte" diff -r "$SYS" "$T_TMP/sys.orig"
 t_done
