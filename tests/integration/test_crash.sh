@@ -112,9 +112,9 @@ check "still the original bytes after it stopped" same_as_orig
 # 3. Simulated actuator write failure: a knob made read-only mid-run.
 seed
 check "start comes up (write failure case)" gov_start "${START[@]}" --no-floor
-load 4
+pingpong_all 8
 f=
-for i in $(seq 1 60); do
+for i in $(seq 1 100); do
 	f=$(diff -rq "$SYS" "$T_TMP/orig/sys" 2>/dev/null | awk '/^Files/{print $2; exit}')
 	[ -n "$f" ] && break
 	sleep 0.1
