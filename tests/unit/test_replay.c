@@ -298,18 +298,28 @@ static void load_or_fail(const char *path, struct trace *t)
 		fail_msg("%s", err);
 }
 
+/* synth SCENARIO with four arguments into the test directory as @name and
+ * load it into @t. */
+static void synth_load(struct trace *t, const char *name, const char *scen, const char *a,
+		       const char *b, const char *c, const char *d)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	assert_int_equal(synth(path, scen, a, b, c, d), 0);
+	load_or_fail(path, t);
+}
+
 static void test_bpfgov_impulse_floor(void **state)
 {
 	struct replay_opts o;
 	struct replay_result *r = calloc(1, sizeof(*r));
 	struct trace t;
-	char path[256], err[512];
+	char err[512];
 
 	(void)state;
 	assert_non_null(r);
-	snprintf(path, sizeof(path), "%s/impulse.trace", tmpdir);
-	assert_int_equal(synth(path, "impulse", "--gap-us", "747:950", "--trials", "60"), 0);
-	load_or_fail(path, &t);
+	synth_load(&t, "impulse.trace", "impulse", "--gap-us", "747:950", "--trials", "60");
 	replay_opts_default(&o);
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
 	assert_int_equal(r->p[RP_BPFGOV].short_gaps, 60);
@@ -330,13 +340,11 @@ static void test_pingpong_judge(void **state)
 	struct replay_opts o;
 	struct replay_result *r = calloc(1, sizeof(*r));
 	struct trace t;
-	char path[256], err[512];
+	char err[512];
 
 	(void)state;
 	assert_non_null(r);
-	snprintf(path, sizeof(path), "%s/pp0.trace", tmpdir);
-	assert_int_equal(synth(path, "pingpong", "--work-us", "0", "--duration", "0.2"), 0);
-	load_or_fail(path, &t);
+	synth_load(&t, "pp0.trace", "pingpong", "--work-us", "0", "--duration", "0.2");
 	assert_int_equal(t.nr_cpus, 2);
 	replay_opts_default(&o);
 	o.hp.guest_halt_poll_ns = 0;	/* this host's haltpoll */
@@ -351,6 +359,16 @@ static void test_pingpong_judge(void **state)
 	/* bpfgov measures the cost on its first halts and then polls */
 	assert_true(r->p[RP_BPFGOV].too_deep + r->p[RP_BPFGOV].too_shallow <= 4);
 	assert_true(r->p[RP_BPFGOV].poll_ns > 0);
+	/* verdicts: bpfgov wins on both axes against each kernel model */
+	assert_int_equal(r->p[RP_BPFGOV].verdict[RP_MENU], JV_WIN);
+	assert_int_equal(r->p[RP_BPFGOV].verdict[RP_HALTPOLL], JV_WIN);
+	assert_int_equal(r->p[RP_MENU].verdict[RP_BPFGOV], -1);	/* not a reference */
+	assert_int_equal(r->p[RP_MENU].verdict[RP_LADDER], JV_TIE);
+	assert_int_equal(r->p[RP_MENU].verdict[RP_MENU], -1);
+	assert_true(r->p[RP_BPFGOV].energy_dist_pct < r->p[RP_MENU].energy_dist_pct);
+	/* every idle period judged once, whatever the number of selections */
+	assert_int_equal(r->p[RP_MENU].j.periods, r->p[RP_BPFGOV].j.periods);
+	assert_int_equal(r->p[RP_MENU].j.periods, r->nr_idle);
 	trace_free(&t);
 	free(r);
 }
@@ -364,13 +382,11 @@ static void test_judge_pct(void **state)
 	struct replay_opts o;
 	struct replay_result *r = calloc(1, sizeof(*r));
 	struct trace t;
-	char path[256], err[512];
+	char err[512];
 
 	(void)state;
 	assert_non_null(r);
-	snprintf(path, sizeof(path), "%s/pp100.trace", tmpdir);
-	assert_int_equal(synth(path, "pingpong", "--work-us", "100", "--duration", "0.2"), 0);
-	load_or_fail(path, &t);
+	synth_load(&t, "pp100.trace", "pingpong", "--work-us", "100", "--duration", "0.2");
 	replay_opts_default(&o);
 	o.policies = (1u << RP_BPFGOV) | (1u << RP_MENU);
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
@@ -392,36 +408,6 @@ static void test_judge_pct(void **state)
 	o.power_model = "C6=0.1";
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "C6"));
-	trace_free(&t);
-	free(r);
-}
-
-/* Verdicts: on 6 us ping-pong sleeps every kernel model halts (100 us to
- * wake) and bpfgov learns to poll: it wins on both axes against each. */
-static void test_verdicts(void **state)
-{
-	struct replay_opts o;
-	struct replay_result *r = calloc(1, sizeof(*r));
-	struct trace t;
-	char path[256], err[512];
-
-	(void)state;
-	assert_non_null(r);
-	snprintf(path, sizeof(path), "%s/pp0v.trace", tmpdir);
-	assert_int_equal(synth(path, "pingpong", "--work-us", "0", "--duration", "0.2"), 0);
-	load_or_fail(path, &t);
-	replay_opts_default(&o);
-	o.hp.guest_halt_poll_ns = 0;
-	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
-	assert_int_equal(r->p[RP_BPFGOV].verdict[RP_MENU], JV_WIN);
-	assert_int_equal(r->p[RP_BPFGOV].verdict[RP_HALTPOLL], JV_WIN);
-	assert_int_equal(r->p[RP_MENU].verdict[RP_BPFGOV], -1);	/* not a reference */
-	assert_int_equal(r->p[RP_MENU].verdict[RP_LADDER], JV_TIE);
-	assert_int_equal(r->p[RP_MENU].verdict[RP_MENU], -1);
-	assert_true(r->p[RP_BPFGOV].energy_dist_pct < r->p[RP_MENU].energy_dist_pct);
-	/* every idle period judged once, whatever the number of selections */
-	assert_int_equal(r->p[RP_MENU].j.periods, r->p[RP_BPFGOV].j.periods);
-	assert_int_equal(r->p[RP_MENU].j.periods, r->nr_idle);
 	trace_free(&t);
 	free(r);
 }
@@ -665,9 +651,7 @@ static void test_synth_v2_tables(void **state)
 	size_t timers = 0, ipis = 0, others = 0, idles = 0;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/bursty.trace", tmpdir);
-	assert_int_equal(synth(path, "bursty", "--duration", "0.5", "--table", "truthful"), 0);
-	load_or_fail(path, &t);
+	synth_load(&t, "bursty.trace", "bursty", "--duration", "0.5", "--table", "truthful");
 	assert_int_equal(t.version, 2);
 	assert_int_equal(t.states[1].exit_latency_us, 100);
 	assert_int_equal(t.states[1].residency_us, 100);
@@ -690,9 +674,7 @@ static void test_synth_v2_tables(void **state)
 	assert_int_equal(idles, ipis + others);
 	trace_free(&t);
 
-	snprintf(path, sizeof(path), "%s/mix.trace", tmpdir);
-	assert_int_equal(synth(path, "mix", "--long-pct", "50", "--table", "vm"), 0);
-	load_or_fail(path, &t);
+	synth_load(&t, "mix.trace", "mix", "--long-pct", "50", "--table", "vm");
 	assert_int_equal(t.states[1].exit_latency_us, 1);
 	ipis = 0;
 	for (size_t i = 0; i < t.nr; i++) {
@@ -768,14 +750,12 @@ static void test_as_actuated(void **state)
 	struct replay_opts o;
 	struct replay_result *r = calloc(1, sizeof(*r));
 	struct trace t;
-	char path[256], err[512];
+	char err[512];
 	static const int act[] = { RP_BPF_MENU, RP_BPF_TEO, RP_BPF_LADDER, RP_BPF_HALTPOLL };
 
 	(void)state;
 	assert_non_null(r);
-	snprintf(path, sizeof(path), "%s/pp0a.trace", tmpdir);
-	assert_int_equal(synth(path, "pingpong", "--work-us", "0", "--duration", "0.2"), 0);
-	load_or_fail(path, &t);
+	synth_load(&t, "pp0a.trace", "pingpong", "--work-us", "0", "--duration", "0.2");
 	replay_opts_default(&o);
 	o.hp.guest_halt_poll_ns = 0;
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
@@ -792,9 +772,7 @@ static void test_as_actuated(void **state)
 	trace_free(&t);
 
 	/* a periodic load at 347 Hz, 50 %: ~1.4 ms sleeps, every model halts */
-	snprintf(path, sizeof(path), "%s/per.trace", tmpdir);
-	assert_int_equal(synth(path, "periodic", "--duration", "1", "--hz", "347"), 0);
-	load_or_fail(path, &t);
+	synth_load(&t, "per.trace", "periodic", "--duration", "1", "--hz", "347");
 	replay_opts_default(&o);
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
 	for (int i = 0; i < 4; i++)
@@ -894,7 +872,6 @@ int main(void)
 		cmocka_unit_test(test_bpfgov_impulse_floor),
 		cmocka_unit_test(test_pingpong_judge),
 		cmocka_unit_test(test_judge_pct),
-		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_next_timer_only_from_timers),
 		cmocka_unit_test(test_synth_v2_tables),
 		cmocka_unit_test(test_sugov_hold_tick_stopped),
