@@ -30,10 +30,11 @@ endif
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP $(PC_CFLAGS)
-# Libraries found with pkg-config: libmicrohttpd (the /metrics server).
-PC_LIBS   := libmicrohttpd
+# Libraries found with pkg-config: libmicrohttpd (the /metrics server),
+# libsystemd (sd-bus: following power-profiles-daemon).
+PC_LIBS   := libmicrohttpd libsystemd
 PC_CFLAGS := $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null)
-PC_LDLIBS := $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null || echo -lmicrohttpd)
+PC_LDLIBS := $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null || echo -lmicrohttpd -lsystemd)
 LDLIBS    := -lbpf -lelf -lz -lm $(PC_LDLIBS) -lpthread
 TEST_LDLIBS := $(LDLIBS) -lcmocka -lpthread
 

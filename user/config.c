@@ -243,6 +243,29 @@ static int parse_line(const char *p, size_t n, const char *name, int line,
 			return -EINVAL;
 		}
 	}
+	if (kl == 10 && !memcmp(ks, "follow_ppd", 10)) {
+		static const char *const yes[] = { "yes", "true", "1", "on" };
+		static const char *const no[] = { "no", "false", "0", "off" };
+
+		if (out->follow_ppd_line) {
+			snprintf(msg, msglen, "%s:%d: duplicate key 'follow_ppd' (first set on line %d)",
+				 name, line, out->follow_ppd_line);
+			return -EINVAL;
+		}
+		for (i = 0; i < 4; i++) {
+			if (strlen(yes[i]) == vl && !memcmp(vs, yes[i], vl))
+				out->follow_ppd = 1;
+			if (strlen(no[i]) == vl && !memcmp(vs, no[i], vl))
+				out->follow_ppd = 2;
+		}
+		if (!out->follow_ppd) {
+			snprintf(msg, msglen, "%s:%d: follow_ppd '%.*s': expected yes or no",
+				 name, line, (int)(vl > 64 ? 64 : vl), vs);
+			return -EINVAL;
+		}
+		out->follow_ppd_line = line;
+		return 0;
+	}
 	if (kl == 7 && !memcmp(ks, "profile", 7)) {
 		char pname[CONFIG_PROFILE_LEN];
 
@@ -412,6 +435,7 @@ int cfg_build(struct gov_config *gc, const struct start_opts *o,
 	if (err)
 		goto out;
 
+	gc->follow_ppd = o->follow_ppd || file->follow_ppd == 1;
 	prof = o->profile ? o->profile : file->profile[0] ? file->profile : DEFAULT_PROFILE;
 	err = cfg_profile_apply(gc, prof, why, sizeof(why));
 	if (err) {
@@ -466,6 +490,8 @@ int cfg_origins_write(const char *dir, const struct gov_config *gc)
 	fprintf(f, "# bpfgov: where each tunable's value came from (govloader start/set)\n");
 	fprintf(f, "profile %s\n", gc->profile[0] ? gc->profile : "-");
 	fprintf(f, "file %s\n", gc->file[0] ? gc->file : "-");
+	if (gc->follow_ppd)
+		fprintf(f, "ppd %s\n", gc->ppd_profile[0] ? gc->ppd_profile : "-");
 	for (i = 0; i < tunable_count && i < CFG_MAX_TUNABLES; i++)
 		fprintf(f, "origin %s %s\n", tunable_table[i].name,
 			cfg_origin_name(gc->origin[i]));
@@ -503,6 +529,10 @@ int cfg_origins_read(const char *dir, struct gov_config *gc)
 		if (!strncmp(line, "profile ", 8)) {
 			copy_str(gc->profile, sizeof(gc->profile),
 				 strcmp(line + 8, "-") ? line + 8 : "");
+		} else if (!strncmp(line, "ppd ", 4)) {
+			gc->follow_ppd = true;
+			copy_str(gc->ppd_profile, sizeof(gc->ppd_profile),
+				 strcmp(line + 4, "-") ? line + 4 : "");
 		} else if (!strncmp(line, "file ", 5)) {
 			copy_str(gc->file, sizeof(gc->file),
 				 strcmp(line + 5, "-") ? line + 5 : "");

@@ -51,6 +51,7 @@ struct start_opts {
 	bool scx_partial, restart;
 	double test_scx_error_after;	/* test only: raise a BPF-side error */
 	const char *metrics_listen;	/* serve /metrics here (NULL: off) */
+	bool follow_ppd;		/* --follow-ppd */
 	const char *sets[CONFIG_MAX_ITEMS];
 	int nr_sets;
 };
@@ -85,6 +86,8 @@ struct gov_config {
 	unsigned char origin[CFG_MAX_TUNABLES];
 	char profile[CONFIG_PROFILE_LEN];
 	char file[4096];		/* config file read, "" when none */
+	bool follow_ppd;		/* --follow-ppd or `follow_ppd = yes` */
+	char ppd_profile[CONFIG_PROFILE_LEN];	/* PPD's active profile ("" unknown) */
 };
 
 /* Set "key=value" @kv into @gc and record @origin. 0 or -errno with @msg. */
@@ -113,6 +116,8 @@ struct cfg_item {
 struct cfg_file {
 	char profile[CONFIG_PROFILE_LEN];	/* "" when the file names none */
 	int profile_line;
+	int follow_ppd;				/* 0 unset, 1 yes, 2 no */
+	int follow_ppd_line;
 	struct cfg_item items[CONFIG_MAX_ITEMS];
 	int nr;
 };

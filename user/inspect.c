@@ -245,6 +245,8 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 	/* config.h: where each value came from (start/set record it) */
 	json_str_or_null(w, "profile", gc->profile);
 	json_str_or_null(w, "config_file", gc->file);
+	jsonw_bool_field(w, "follow_ppd", gc->follow_ppd);
+	json_str_or_null(w, "ppd_profile", gc->follow_ppd ? gc->ppd_profile : "");
 	jsonw_name(w, "tunable_origins");
 	jsonw_start_object(w);
 	for (i = 0; i < tunable_count; i++)
@@ -286,6 +288,9 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 	}
 	printf("config: profile %s, file %s\n", gc->profile[0] ? gc->profile : "?",
 	       gc->file[0] ? gc->file : "none");
+	if (gc->follow_ppd)
+		printf("power-profiles-daemon: followed, active profile %s\n",
+		       gc->ppd_profile[0] ? gc->ppd_profile : "unknown (not running)");
 	printf("tunables (origin in brackets):");
 	for (i = 0; i < tunable_count; i++)
 		printf("%s%s=%u [%s]", i % 4 ? "  " : "\n  ", tunable_table[i].name,

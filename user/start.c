@@ -36,6 +36,7 @@
 #include "json_writer.h"
 #include "log.h"
 #include "metrics.h"
+#include "ppd.h"
 #include "scx.h"
 #include "tunables.h"
 
@@ -69,6 +70,7 @@ struct gov {
 	int scx_restarts;
 	struct met_shared *met;		/* counters for the metrics exposition */
 	struct met_server *met_srv;	/* --metrics-listen */
+	struct ppd *ppd;		/* --follow-ppd */
 };
 
 /* ------------------------------------------------------ start's options */
@@ -95,6 +97,8 @@ void start_usage(FILE *f)
 "  --set KEY=VALUE         set a tunable (repeatable); beats profile and file\n"
 "  --btf FILE              kernel BTF for CO-RE (/sys/kernel/btf/vmlinux)\n"
 "  --report FILE           write the final actuation report (JSON) at exit\n"
+"  --follow-ppd            follow power-profiles-daemon's active profile\n"
+"                          (power-saver/balanced/performance) over D-Bus\n"
 "  --metrics-listen ADDR:PORT  serve Prometheus metrics on /metrics (a port\n"
 "                          alone binds 127.0.0.1)\n"
 "  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
@@ -107,7 +111,7 @@ void start_usage(FILE *f)
 enum {
 	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
 	OPT_NOFLOOR, OPT_NOIDLE, OPT_NORT, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
-	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE, OPT_METRICS,
+	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE, OPT_METRICS, OPT_PPD,
 };
 
 int start_parse_args(int argc, char **argv, struct start_opts *o)
@@ -131,6 +135,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "scx-partial", no_argument, NULL, OPT_PARTIAL },
 		{ "restart", no_argument, NULL, OPT_RESTART },
 		{ "metrics-listen", required_argument, NULL, OPT_METRICS },
+		{ "follow-ppd", no_argument, NULL, OPT_PPD },
 		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -205,6 +210,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		case OPT_REPORT: o->report_path = optarg; break;
 		case OPT_PARTIAL: o->scx_partial = true; break;
 		case OPT_RESTART: o->restart = true; break;
+		case OPT_PPD: o->follow_ppd = true; break;
 		case OPT_METRICS: {
 			struct sockaddr_storage ss;
 			unsigned int sl;
@@ -253,8 +259,9 @@ static void on_signal(int sig)
 
 /* Tunables: defaults and the machine's idle-state table, then profile,
  * config file and --set (config.c). */
-static int build_config(struct gov *g)
+static int build_config(struct gov *g, const char *profile)
 {
+	struct start_opts o = *g->o;
 	struct bpfgov_config base;
 	char msg[1200];
 	int err;
@@ -262,7 +269,9 @@ static int build_config(struct gov *g)
 	bpfgov_config_defaults(&base);
 	sys_idle_table(g->o->sysfs_root, &base, g->idle_driver, sizeof(g->idle_driver));
 	base.transition_latency_us = sys_transition_latency_us(g->o->sysfs_root);
-	err = cfg_build(&g->gc, g->o, &base, msg, sizeof(msg));
+	if (profile)
+		o.profile = profile;	/* power-profiles-daemon's, mapped */
+	err = cfg_build(&g->gc, &o, &base, msg, sizeof(msg));
 	if (err) {
 		pr_warn("start: %s\n", msg);
 		return err;
@@ -689,6 +698,73 @@ static int start_metrics(struct gov *g)
 	return met_server_start(&g->met_srv, g->o->metrics_listen, g->o->pin_root, g->met);
 }
 
+/* --follow-ppd: connect and take PPD's profile before anything loads. */
+static int open_ppd(struct gov *g)
+{
+	char active[PPD_NAME_LEN];
+	const char *prof;
+	int err;
+
+	err = ppd_open(&g->ppd, active, sizeof(active));
+	if (err)
+		return err;
+	snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+	prof = ppd_to_profile(active);
+	if (active[0] && !prof)
+		pr_warn("power-profiles-daemon's profile '%s' is unknown; keeping profile %s\n",
+			active, g->gc.profile);
+	if (prof && strcmp(prof, g->gc.profile)) {
+		err = build_config(g, prof);
+		if (err)
+			return err;
+		snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+	}
+	pr_info("following power-profiles-daemon (%s): profile %s\n",
+		active[0] ? active : "not running", g->gc.profile);
+	return 0;
+}
+
+/* PPD switched profile: rebuild the tunables with the mapped profile (the
+ * config file and --set still win) and hand them to the running programs. */
+static void follow_ppd(struct gov *g)
+{
+	char active[PPD_NAME_LEN];
+	struct gov_config old;
+	const char *prof;
+	__u32 zero = 0;
+	int fd;
+
+	if (!ppd_take(g->ppd, active, sizeof(active)))
+		return;
+	snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+	met_set_str(g->met->ppd_profile, active);
+	prof = ppd_to_profile(active);
+	if (!prof) {
+		pr_warn("power-profiles-daemon's profile '%s' is unknown; keeping profile %s\n",
+			active, g->gc.profile);
+	} else if (strcmp(prof, g->gc.profile)) {
+		old = g->gc;
+		if (build_config(g, prof)) {
+			g->gc = old;
+			g->cfg = old.cfg;
+			return;
+		}
+		snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+		fd = map_fd(g, "tunables");
+		if (fd < 0 || bpf_map_update_elem(fd, &zero, &g->cfg, BPF_ANY)) {
+			pr_warn("cannot apply profile %s: %s\n", prof, strerror(errno));
+			g->gc = old;
+			g->cfg = old.cfg;
+			return;
+		}
+		met_set_str(g->met->profile, prof);
+		__atomic_store_n(&g->met->profile_switches, g->met->profile_switches + 1,
+				 __ATOMIC_RELAXED);
+		pr_info("power-profiles-daemon switched to %s: profile %s\n", active, prof);
+	}
+	cfg_origins_write(gov_run_dir(), &g->gc);
+}
+
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
@@ -718,6 +794,8 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			pr_warn("the scheduler was unregistered: %s\n", buf);
 			return 0;
 		}
+		if (g->ppd)
+			follow_ppd(g);
 		if (err_at && mono_ns() >= err_at) {
 			err_at = 0;
 			pr_info("test: triggering a BPF-side error\n");
@@ -774,8 +852,10 @@ static int start_main(struct start_opts *o)
 		pr_warn("--mode scx: this kernel has no sched_ext (/sys/kernel/sched_ext); use --mode trace\n");
 		return 1;
 	}
-	if (build_config(&g))
+	if (build_config(&g, NULL))
 		return EXIT_USAGE;
+	if (g.gc.follow_ppd && open_ppd(&g))
+		return 1;
 
 	if (run_dir_secure(gov_run_dir()))
 		return 1;
@@ -834,6 +914,12 @@ static int start_main(struct start_opts *o)
 	err = start_metrics(&g);
 	if (err)
 		goto cleanup;
+	if (g.met) {
+		g.met->follow_ppd = g.gc.follow_ppd;
+		met_set_str(g.met->ppd_profile, g.gc.ppd_profile);
+	}
+	if (g.ppd && ppd_run(g.ppd))
+		goto cleanup;
 
 	t0 = mono_ns();
 	if (o->duration > 0)
@@ -858,6 +944,7 @@ static int start_main(struct start_opts *o)
 	}
 	ret = 0;
 cleanup:
+	ppd_close(g.ppd);
 	met_server_stop(g.met_srv);
 	unload_bpf(&g);
 	if (g.act) {
