@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `govloader synth`: write the seed scenarios of the linux-pm threads as
- * traces, with this host's cost model, so replay has known inputs:
+ * traces, with a KVM guest's cost model, so replay has known inputs:
  *  - periodic: fixed work per period at F Hz (Doug Smythies' 347 Hz load
  *    sweep that exposed the HWP "stuck at minimum" problem);
  *  - impulse: long busy, one short gap, busy again (the inverse impulse
@@ -9,7 +9,8 @@
  *  - pingpong: a token bounced between two CPUs with W us of work per hop.
  *
  * The trace is written as if recorded under one idle state (--recorded,
- * default halt, what this host's haltpoll governor always picks): every
+ * default halt, what a KVM guest's haltpoll governor picks when its host
+ * halt-polls): every
  * idle residency is the sleep the workload asked for plus that state's
  * wake-up cost, and wakeups from the other CPU carry a wake latency sample.
  */
@@ -232,7 +233,7 @@ static void synth_usage(FILE *out)
 		"                      idles, P %% long (30) at random, or in phases of M ms\n"
 		"Idle-state table: --table vm (POLL + HALT claiming 1/1 us, as the haltpoll\n"
 		"                      driver does; default) or truthful (HALT claims its cost)\n"
-		"Cost model (this host): --halt-cost-us N (100), --poll-cost-us N (1),\n"
+		"Cost model (a KVM guest's): --halt-cost-us N (100), --poll-cost-us N (1),\n"
 		"  --jitter-us J       add uniform [0, J) us to each work/gap length (0)\n"
 		"  --seed N            jitter seed (1); same seed, same trace\n"
 		"  --recorded poll|halt: state the idle time is spent in (default: halt;\n"
@@ -457,7 +458,7 @@ int do_synth(int argc, char **argv)
 	 * every sleep and make polling look wrong even at 0 us of work. So
 	 * ping-pong is written as if polling (the workload's own timing);
 	 * timer-driven scenarios sleep the same either way and are written
-	 * as this host's haltpoll governor runs them, in halt. */
+	 * as a KVM guest's haltpoll governor runs them, in halt. */
 	if (s.rec_state == TRACE_NO_STATE)
 		s.rec_state = !strcmp(scen, "pingpong") ? 0 : 1;
 	s.cost_ns = s.t.states[s.rec_state].cost_ns;

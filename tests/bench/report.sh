@@ -167,7 +167,7 @@ doc_ringbuf() {
 
 doc_shootout() {
 	local drv
-	echo "## 4. Real idle shoot-out on this host"
+	echo "## 4. Real idle shoot-out"
 	echo
 	[ -s "$OUT/shootout.json" ] || { echo "Not run."; echo; return; }
 	drv=$(j shootout.json .driver)

@@ -321,7 +321,7 @@ shoot_one() {
 sec_shootout() {
 	local g w c avail
 	SEC=shootout
-	hdr "4. Idle shoot-out on this host (driver: $(idle_driver), governor: $(idle_governor)), ping-pong ${SHOOT_S} s per cell"
+	hdr "4. Idle shoot-out (driver: $(idle_driver), governor: $(idle_governor)), ping-pong ${SHOOT_S} s per cell"
 	rm -f "$OUT/shootout.rows"
 	avail=$(idle_governors)
 	ORIG_GOVERNOR=$(idle_governor)

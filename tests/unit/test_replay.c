@@ -111,7 +111,7 @@ static void test_ladder_never_polls(void **state)
 	struct ref_idle m;
 
 	(void)state;
-	bpfgov_config_defaults(&c);	/* POLL + HALT, like this host */
+	bpfgov_config_defaults(&c);	/* POLL + HALT, like a KVM guest */
 	ref_states_from(&rs, &c, 0);
 	ref_idle_init(&m, REF_LADDER, &rs, NULL);
 	for (int i = 0; i < 20; i++)
@@ -166,7 +166,7 @@ static void test_menu_teo_trust_the_table(void **state)
 	struct ref_idle m;
 
 	(void)state;
-	/* This host's table: halt claims 1 us, so both always halt, even
+	/* A KVM guest's table: halt claims 1 us, so both always halt, even
 	 * on 5 us idles (that is what makes them pay 100 us here). */
 	bpfgov_config_defaults(&c);
 	ref_states_from(&rs, &c, 0);
@@ -213,7 +213,7 @@ static void test_haltpoll_window(void **state)
 	ref_idle_reflect(&m, 1, 1 * MS, 0);
 	assert_int_equal(m.poll_limit_ns, 0);
 
-	/* guest_halt_poll_ns=0 (this host): never polls */
+	/* guest_halt_poll_ns=0: never polls */
 	hp.guest_halt_poll_ns = 0;
 	ref_idle_init(&m, REF_HALTPOLL, &rs, &hp);
 	for (int i = 0; i < 10; i++)
@@ -347,7 +347,7 @@ static void test_pingpong_judge(void **state)
 	synth_load(&t, "pp0.trace", "pingpong", "--work-us", "0", "--duration", "0.2");
 	assert_int_equal(t.nr_cpus, 2);
 	replay_opts_default(&o);
-	o.hp.guest_halt_poll_ns = 0;	/* this host's haltpoll */
+	o.hp.guest_halt_poll_ns = 0;	/* a guest whose host halt-polls */
 	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
 	/* 6 us sleeps, halt really costs 100 us: the table-trusting models
 	 * halt every time and every one of those decisions is too deep. */
