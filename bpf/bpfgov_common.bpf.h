@@ -90,6 +90,45 @@ static __always_inline struct bpfgov_control *gov_ctl(void)
 	return bpf_map_lookup_elem(&control, &zero);
 }
 
+/*
+ * Next timer. Each CPU's struct hrtimer_cpu_base (the per-CPU
+ * hrtimer_bases), learned once from the first hrtimer that expires on that
+ * CPU (gov_learn_timer_base). Its expires_next is the next programmed timer
+ * event: read at idle entry, after the idle loop decided whether to stop the
+ * tick, it is the next timer or, with the tick kept, at most one tick away,
+ * as tick_nohz_get_sleep_length() tells menu and teo. Kept out of cpu_state:
+ * kernel addresses are not for `dump`.
+ */
+__u64 timer_base[BPFGOV_MAX_CPUS];
+
+/* Learn @cpu's hrtimer_cpu_base from an expiring timer's base; called on
+ * that CPU. Low-resolution mode does not keep expires_next: skip it. */
+static __always_inline void gov_learn_timer_base(__u32 cpu, struct hrtimer_cpu_base *cb)
+{
+	struct bpfgov_cpu_state *s;
+
+	cpu &= BPFGOV_MAX_CPUS - 1;
+	if (!cb || BPF_CORE_READ(cb, cpu) != cpu || !BPF_CORE_READ_BITFIELD_PROBED(cb, hres_active))
+		return;
+	s = gov_cpu(cpu);
+	if (!s)
+		return;
+	timer_base[cpu] = (__u64)cb;
+	s->timer_src = BPFGOV_TIMER_TRACEPOINT;
+}
+
+/* Absolute expiry of @cpu's next timer event, 0 when unknown. */
+static __always_inline __u64 gov_next_timer(__u32 cpu)
+{
+	struct hrtimer_cpu_base *cb = (void *)timer_base[cpu & (BPFGOV_MAX_CPUS - 1)];
+	__s64 t;
+
+	if (!cb)
+		return 0;
+	t = BPF_CORE_READ(cb, expires_next);
+	return t > 0 ? (__u64)t : 0;
+}
+
 static __always_inline void gov_fill(struct bpfgov_event *e, const struct bpfgov_cpu_state *s,
 				     __u32 cpu, __u32 kind, __u32 reason, __u64 now,
 				     __u64 dur, __u32 arg0)
@@ -104,12 +143,15 @@ static __always_inline void gov_fill(struct bpfgov_event *e, const struct bpfgov
 	e->idle_pick = s->idle_pick;
 	e->arg0 = arg0;
 	e->seq = s->dec_seq;
+	e->timer_ns = 0;
+	e->wake = 0;
+	e->pad = 0;
 }
 
 /* Mirror one record to `tap` if a reader asked for its kind. */
-static __always_inline void gov_tap(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
-				    __u32 cpu, __u32 kind, __u32 reason, __u64 now,
-				    __u64 dur, __u32 arg0)
+static __always_inline void gov_tap_x(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
+				      __u32 cpu, __u32 kind, __u32 reason, __u64 now,
+				      __u64 dur, __u32 arg0, __u64 timer_ns, __u32 wake)
 {
 	struct bpfgov_control *ctl = gov_ctl();
 	struct bpfgov_event *e;
@@ -123,11 +165,20 @@ static __always_inline void gov_tap(struct bpfgov_cpu_state *s, const struct bpf
 		return;
 	}
 	gov_fill(e, s, cpu, kind, reason, now, dur, arg0);
+	e->timer_ns = timer_ns;
+	e->wake = wake;
 	/* Decisions wake the reader at once; detail only in batches. */
 	if (kind == BPFGOV_EV_FLOOR || kind == BPFGOV_EV_PICK ||
 	    bpf_ringbuf_query(&tap, BPF_RB_AVAIL_DATA) >= c->wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
+}
+
+static __always_inline void gov_tap(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
+				    __u32 cpu, __u32 kind, __u32 reason, __u64 now,
+				    __u64 dur, __u32 arg0)
+{
+	gov_tap_x(s, c, cpu, kind, reason, now, dur, arg0, 0, 0);
 }
 
 /* A decision changed: to `events` for the actuating loader, and to `tap`. */
@@ -191,24 +242,28 @@ static __always_inline void gov_on_switch(__u32 cpu, int prev_idle, int next_idl
 static __always_inline void gov_on_idle_enter(__u32 cpu, __u32 state, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	struct bpfgov_config *c = gov_cfg();
 
-	if (s)
-		pol_idle_enter(s, state, now);
+	if (!s || !c)
+		return;
+	s->next_timer_ns = gov_next_timer(cpu);
+	pol_idle_enter(s, c, state, now);
 }
 
 static __always_inline void gov_on_idle_exit(__u32 cpu, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct bpfgov_config *c = gov_cfg();
-	__u64 res, lat;
+	__u64 res, lat, timer;
 	__u32 st, flags;
 
 	if (!s || !c)
 		return;
 	st = s->cur_state;
+	timer = s->next_timer_ns > s->state_enter_ns ? s->next_timer_ns - s->state_enter_ns : 0;
 	flags = pol_idle_exit(s, c, now, &res, &lat);
 	if (res)
-		gov_tap(s, c, cpu, BPFGOV_EV_IDLE_EXIT, 0, now, res, st);
+		gov_tap_x(s, c, cpu, BPFGOV_EV_IDLE_EXIT, 0, now, res, st, timer, s->wake_reason);
 	if (lat)
 		gov_tap(s, c, cpu, BPFGOV_EV_WAKE_LAT, 0, now, lat, st);
 	gov_emit_flags(s, c, cpu, flags, now);
@@ -221,7 +276,10 @@ static __always_inline void gov_on_wake(__u32 cpu)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 
-	if (s && s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns)
+	/* Not from the sleeping CPU itself: that is an interrupt handler
+	 * running after the wake-up (a timer's is measured from its expiry). */
+	if (s && s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns &&
+	    cpu != bpf_get_smp_processor_id())
 		pol_wake_stamp(s, bpf_ktime_get_ns());
 }
 

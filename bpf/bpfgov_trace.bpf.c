@@ -7,7 +7,9 @@
  * gives the idle state entered and its residency, sched_waking stamps the
  * sleeping CPU a wakeup is aimed at (so the idle exit that follows measures
  * the real wake-up cost of that state), and the local APIC timer is the tick
- * that accounts long busy runs and refreshes sleeping CPUs. All decisions
+ * that accounts long busy runs and refreshes sleeping CPUs (and, on a
+ * sleeping CPU, marks a timer wake-up). The first hrtimer to expire on each
+ * CPU tells where its next timer is kept, read at every idle entry. All decisions
  * are made by the shared policy core through bpfgov_common.bpf.h; nothing
  * here knows the policy.
  *
@@ -62,6 +64,27 @@ int BPF_PROG(bpfgov_tick, int vector)
 	 * first tick that interrupts it (fresh state: neither busy nor idle). */
 	if (s && !s->busy && !s->idle_since_ns && bpf_get_current_task_btf()->pid != 0)
 		gov_on_switch(cpu, 1, 0, now);
+	/* The local timer interrupt of a sleeping CPU: a timer wake-up. */
+	if (s && s->cur_state != BPFGOV_NO_STATE)
+		s->timer_fired = 1;
 	gov_on_tick(cpu, now);
+	return 0;
+}
+
+/*
+ * hrtimer_expire_entry runs on the CPU whose hrtimer_cpu_base holds the
+ * timer (hrtimer_interrupt, hrtimer_run_softirq, hrtimer_run_queues): the
+ * timer's base leads to this CPU's hrtimer_cpu_base. Once learned, the
+ * program only checks one array slot. Only the first argument is used: it
+ * is the timer on every kernel (the second changed type over time).
+ */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(bpfgov_timer_base, struct hrtimer *timer)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (timer_base[cpu & (BPFGOV_MAX_CPUS - 1)])
+		return 0;
+	gov_learn_timer_base(cpu, BPF_CORE_READ(timer, base, cpu_base));
 	return 0;
 }

@@ -37,10 +37,12 @@ struct bpfgov_config {
 	__u32 rate_limit_us;		/* min time between two floor changes on a CPU */
 	__u32 transition_latency_us;	/* platform's, if known (0: unknown); rate limit >= it */
 	__u32 deadband;			/* min floor change worth a write (1024 scale) */
+	__u32 fall_delay_us;		/* a fall waits until the target stayed below this long */
 	/* idle choice */
 	__u32 nr_states;		/* idle states described below */
 	__u32 payback_pct;		/* a state pays back when idle >= cost * payback / 100 */
-	__u32 poll_max_us;		/* never pick polling when expected idle exceeds this */
+	__u32 poll_max_us;		/* an idle longer than this is a long one for polling */
+	__u32 poll_veto_pct;		/* no polling once this share of recent idles is long */
 	__u32 bin_decay_shift;		/* history decays by 1/2^shift per idle period */
 	__u32 cost_ewma_shift;		/* measured wake-up cost EWMA weight 1/2^shift */
 	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
@@ -86,6 +88,16 @@ struct bpfgov_cpu_state {
 	/* where the CPU is now */
 	__u32 busy;			/* 1 while a task runs */
 	__u32 cur_state;		/* idle state entered, or BPFGOV_NO_STATE */
+	/* next timer: when the CPU's next timer event fires, read at idle
+	 * entry from its struct hrtimer_cpu_base (expires_next) */
+	__u64 next_timer_ns;		/* absolute, bpf_ktime_get_ns() clock (0: unknown) */
+	__u32 timer_src;		/* enum bpfgov_timer_src: where next_timer_ns comes from */
+	__u32 timer_fired;		/* a local timer interrupt ran during this residency */
+	__u32 wake_reason;		/* enum bpfgov_wake of the last idle exit */
+	__u32 entry_pick;		/* idle_pick capped by the next timer at the last idle entry */
+	__u32 long_share;		/* decayed share of idles longer than poll_max_us, /1024 */
+	__u32 pad1;
+	__u64 below_since_ns;		/* target has stayed below the floor since (0: not below) */
 	__u64 expected_idle_ns;		/* EWMA of idle worth (time until the wakeup) */
 	__u64 seg_start_ns;		/* start of the open utilization segment */
 	__u64 seg_busy_ns;		/* busy time inside the open segment */
@@ -113,12 +125,30 @@ struct bpfgov_cpu_state {
 	__u64 nr_too_shallow;		/* idle worth long enough for a deeper allowed state */
 	__u64 nr_gap_holds;		/* short gaps that armed the gap memory */
 	__u64 nr_long_polls;		/* polls longer than poll_max_us */
-	__u64 nr_wake_samples;
+	__u64 nr_wake_samples;		/* wake-up cost samples, all reasons */
+	__u64 nr_timer_wakes;		/* idle exits caused by the expiry of the next timer */
+	__u64 nr_remote_wakes;		/* idle exits after a wakeup from another CPU */
+	__u64 nr_timer_samples;		/* wake-up cost samples from timer wake-ups */
 	__u64 busy_ns;
 	__u64 idle_ns;
 	__u64 poll_ns;			/* residency spent in polling states */
 	__u64 rb_drops;			/* decision records lost (events ring full) */
 	__u64 tap_drops;		/* tap records lost */
+};
+
+/* Where a CPU's next timer comes from (cpu_state.timer_src). */
+enum bpfgov_timer_src {
+	BPFGOV_TIMER_NONE       = 0,	/* unknown: the idle choice uses history alone */
+	BPFGOV_TIMER_TRACEPOINT = 1,	/* hrtimer_cpu_base learned from hrtimer_expire_entry */
+	BPFGOV_TIMER__MAX,
+};
+
+/* Why an idle residency ended (cpu_state.wake_reason, idle_exit records). */
+enum bpfgov_wake {
+	BPFGOV_WAKE_OTHER  = 0,		/* device interrupt, poll time limit, unknown */
+	BPFGOV_WAKE_TIMER  = 1,		/* the CPU's next timer expired */
+	BPFGOV_WAKE_REMOTE = 2,		/* another CPU woke a task here (IPI or poll flag) */
+	BPFGOV_WAKE__MAX,
 };
 
 /* Record kinds (ring buffers `events` and `tap`). */
@@ -147,7 +177,7 @@ enum bpfgov_reason {
 	BPFGOV_R__MAX,
 };
 
-/* One ring-buffer record. 48 bytes. */
+/* One ring-buffer record. 64 bytes. */
 struct bpfgov_event {
 	__u64 ts_ns;			/* bpf_ktime_get_ns() */
 	__u64 dur_ns;			/* kind-specific duration */
@@ -159,6 +189,10 @@ struct bpfgov_event {
 	__u32 idle_pick;
 	__u32 arg0;			/* kind-specific */
 	__u32 seq;			/* per-CPU decision sequence (gaps = drops) */
+	/* BPFGOV_EV_IDLE_EXIT only (0 elsewhere): */
+	__u64 timer_ns;			/* idle entry to the next timer's expiry (0: unknown) */
+	__u32 wake;			/* enum bpfgov_wake */
+	__u32 pad;
 };
 
 #endif /* __BPFGOV_H */

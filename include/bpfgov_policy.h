@@ -163,6 +163,8 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 		want = pol_min32(s->hold_floor, c->floor_max);
 		reason = BPFGOV_R_GAP_HOLD;
 	}
+	if (want >= s->floor)
+		s->below_since_ns = 0;
 	if (want == s->floor)
 		return 0;
 	diff = want > s->floor ? want - s->floor : s->floor - want;
@@ -170,12 +172,26 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 	 * deadband above the minimum is exactly what a user would notice. */
 	if (diff < c->deadband && want != c->floor_min && want != c->floor_max)
 		return 0;
+	/* Hysteresis: a rise is made at once, a fall only once the target
+	 * has stayed below the floor for fall_delay_us (a steady load whose
+	 * target wobbles around one level keeps one floor). Dropping to
+	 * floor_min is never delayed: a CPU that went quiet gets there
+	 * through the gap memory's own expiry and the remote refresh. */
+	if (want < s->floor && c->fall_delay_us && want != c->floor_min) {
+		if (!s->below_since_ns) {
+			s->below_since_ns = now ? now : 1;
+			return 0;
+		}
+		if (now - s->below_since_ns < (__u64)c->fall_delay_us * POL_NS_PER_US)
+			return 0;
+	}
 	if (s->last_floor_ns && now - s->last_floor_ns < pol_rate_limit_ns(c))
 		return 0;
 	if (reason == BPFGOV_R_NONE)
 		reason = want > s->floor ? BPFGOV_R_UTIL_RISE : BPFGOV_R_UTIL_FALL;
 	s->floor = want;
 	s->floor_reason = reason;
+	s->below_since_ns = 0;
 	s->last_floor_ns = now;
 	s->nr_floor_changes++;
 	return POL_FLOOR;
@@ -391,9 +407,16 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 		pick = 0;
 	if (qos_cut)
 		reason = BPFGOV_R_QOS;
-	/* poll_max_us = 0 turns the veto off (as in pol_idle_exit). */
+	/*
+	 * Polling veto (poll_max_us = 0 turns it off): right after a poll
+	 * that overran poll_max_us (poll, then halt: the next idle of a lull
+	 * is not polled again), or when at least poll_veto_pct of the recent
+	 * idle periods were longer than poll_max_us. A share, not a mean:
+	 * one long lull moves it by one sample's weight, so the short idles
+	 * that follow it are still polled.
+	 */
 	if (c->state_is_poll[pick & (BPFGOV_MAX_STATES - 1)] && c->poll_max_us &&
-	    (long_poll || s->expected_idle_ns > (__u64)c->poll_max_us * POL_NS_PER_US)) {
+	    (long_poll || (__u64)s->long_share * 100 >= (__u64)c->poll_veto_pct * POL_BIN_ONE)) {
 		__u32 h = pol_first_halt(s, c);
 
 		if (h != BPFGOV_NO_STATE) {
@@ -409,77 +432,86 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	return POL_PICK;
 }
 
-/* The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle). */
-static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s, __u32 state, __u64 now)
+/*
+ * The pick capped by the next timer, as teo does it: no state whose
+ * payback point lies beyond the time left until the CPU's next timer
+ * fires (a halt that a timer ends before it pays back costs more than
+ * polling until then). @timer_ns is that time (0: unknown, no cap).
+ */
+POL_ENTRY __u32 pol_timer_cap(const struct bpfgov_cpu_state *s,
+			      const struct bpfgov_config *c, __u32 pick, __u64 timer_ns)
 {
-	s->cur_state = state;
-	s->state_enter_ns = now;
-	s->nr_idle++;
+	__u32 k;
+
+	if (!s || !c || !timer_ns)
+		return pick;
+	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
+		if (k > pick)
+			continue;
+		if (pol_payback_ns(s, c, k) <= timer_ns)
+			return k;
+	}
+	return 0;
+}
+
+/* Time from @now until the next timer known at idle entry (0: unknown or
+ * already past). */
+static __always_inline __u64 pol_timer_left(const struct bpfgov_cpu_state *s, __u64 now)
+{
+	return s->next_timer_ns > now ? s->next_timer_ns - now : 0;
 }
 
 /*
- * The CPU leaves its idle state. @wake_lat_ns receives the wakeup-to-exit
- * latency when a waker stamped this CPU during the residency (else 0), and
- * @residency_ns the residency. Returns POL_PICK when the idle pick changed.
+ * The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle).
+ * The caller has stored the CPU's next timer expiry in s->next_timer_ns
+ * (0: unknown); entry_pick is the standing pick capped by it.
  */
-POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
-					   const struct bpfgov_config *c, __u64 now,
-					   __u64 *residency_ns, __u64 *wake_lat_ns)
+static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u32 state, __u64 now)
 {
-	__u32 st, k, n, bin, deepest_ok = 0;
-	__u64 res, idle, lat = 0;
-	int long_poll = 0, stamped = 0;
+	s->cur_state = state;
+	s->state_enter_ns = now;
+	s->timer_fired = 0;
+	s->nr_idle++;
+	s->entry_pick = pol_timer_cap(s, c, s->idle_pick, pol_timer_left(s, now));
+}
 
-	if (!s || !c || !residency_ns || !wake_lat_ns)
-		return 0;
-	st = s->cur_state;
-	*residency_ns = 0;
-	*wake_lat_ns = 0;
-	if (st == BPFGOV_NO_STATE || now < s->state_enter_ns)
-		return 0;
+/* Largest wake-up cost sample taken from a timer wake-up: beyond it the
+ * vCPU or the interrupt was late for reasons that are not the state's. */
+#define POL_TIMER_COST_MAX_NS	(2000ull * POL_NS_PER_US)
+
+static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c, __u32 st, __u64 lat)
+{
+	__u32 l32 = lat > 0xffffffffull ? 0xffffffffu : (__u32)lat;
+
 	st &= BPFGOV_MAX_STATES - 1;
-	n = pol_nr_states(c);
-	s->cur_state = BPFGOV_NO_STATE;
-	res = now - s->state_enter_ns;
-	*residency_ns = res;
-
-	if (c->state_is_poll[st]) {
-		s->poll_ns += res;
-		if (c->poll_max_us && res > (__u64)c->poll_max_us * POL_NS_PER_US) {
-			s->nr_long_polls++;
-			long_poll = 1;
-		}
-	}
-
-	/* Measured wake-up cost: a waker stamped us while we slept. */
-	if (s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns) {
-		__u32 l32;
-
-		lat = now - s->wake_ts_ns;
-		l32 = lat > 0xffffffffull ? 0xffffffffu : (__u32)lat;
-		if (!s->wake_cost_ns[st])
-			s->wake_cost_ns[st] = l32;
-		else
-			s->wake_cost_ns[st] += (l32 >> c->cost_ewma_shift) -
-					       (s->wake_cost_ns[st] >> c->cost_ewma_shift);
-		s->nr_wake_samples++;
-		*wake_lat_ns = lat;
-		stamped = 1;
-	}
-
-	/*
-	 * What the idle period was worth: the time until the wakeup, without
-	 * the exit cost the state itself added (a residency always covers its
-	 * own wake-up, so comparing it with that cost would prove nothing).
-	 */
-	if (stamped)
-		idle = s->wake_ts_ns - s->state_enter_ns;
-	else if (!c->state_is_poll[st])
-		idle = res > pol_state_cost_ns(s, c, st) ? res - pol_state_cost_ns(s, c, st) : 0;
+	if (!s->wake_cost_ns[st])
+		s->wake_cost_ns[st] = l32;
 	else
-		idle = res;
-	s->wake_ts_ns = 0;
+		s->wake_cost_ns[st] += (l32 >> c->cost_ewma_shift) -
+				       (s->wake_cost_ns[st] >> c->cost_ewma_shift);
+	s->nr_wake_samples++;
+}
 
+/*
+ * What an idle period teaches, once its worth is known: above/below
+ * counters, the history bins, the long-idle share; then the pick. @idle is
+ * the worth of the residency in state @st_flags & 7, @hist what goes into the
+ * history. A separate entry point: in BPF the verifier then checks the
+ * loops once, not once per way the wakeup was classified.
+ */
+#define POL_LEARN_LONG_POLL	0x100u	/* @st_flags: a poll overran poll_max_us */
+
+POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
+			       __u32 st_flags, __u64 idle, __u64 hist)
+{
+	__u32 k, n, bin, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1);
+	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
+
+	if (!s || !c)
+		return 0;
+	n = pol_nr_states(c);
 	/* Above/below accounting, as the kernel's cpuidle does it. */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
@@ -493,7 +525,7 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 		s->nr_too_shallow++;
 
 	/* History: decay, then add this idle period to its bin. */
-	bin = pol_bin_of(s, c, idle);
+	bin = pol_bin_of(s, c, hist);
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
@@ -501,11 +533,107 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 	}
 	s->bins[bin & (BPFGOV_MAX_STATES - 1)] += POL_BIN_ONE;
 	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+	s->long_share -= s->long_share >> c->bin_decay_shift;
+	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
+		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
 
 	return pol_idle_select(s, c, long_poll);
 }
 
-/* A wakeup is aimed at this (sleeping) CPU: stamp it once per residency. */
+/*
+ * The CPU leaves its idle state. @wake_lat_ns receives the wake-up cost
+ * measured on this exit (0: none), @residency_ns the residency. The cost
+ * is measured from the wakeup request to the exit: the stamp of a waker on
+ * another CPU, or the programmed expiry of the next timer when the local
+ * timer interrupt ended the residency (s->timer_fired, set by the caller)
+ * at or after it. Returns POL_PICK when the idle pick changed.
+ */
+POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u64 now,
+					   __u64 *residency_ns, __u64 *wake_lat_ns)
+{
+	__u32 st, wake = BPFGOV_WAKE_OTHER;
+	__u64 res, idle, lat = 0, hist, timer = s ? s->next_timer_ns : 0;
+	int long_poll = 0, stamped = 0, sampled = 0;
+
+	if (!s || !c || !residency_ns || !wake_lat_ns)
+		return 0;
+	st = s->cur_state;
+	*residency_ns = 0;
+	*wake_lat_ns = 0;
+	if (st == BPFGOV_NO_STATE || now < s->state_enter_ns)
+		return 0;
+	st &= BPFGOV_MAX_STATES - 1;
+	s->cur_state = BPFGOV_NO_STATE;
+	res = now - s->state_enter_ns;
+	*residency_ns = res;
+
+	if (c->state_is_poll[st]) {
+		s->poll_ns += res;
+		if (c->poll_max_us && res > (__u64)c->poll_max_us * POL_NS_PER_US) {
+			s->nr_long_polls++;
+			long_poll = 1;
+		}
+	}
+	if (timer < s->state_enter_ns)
+		timer = 0;
+
+	/* Why the CPU woke, and what that wakeup cost: whichever of the
+	 * remote stamp and the timer expiry came first. */
+	if (s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns &&
+	    !(s->timer_fired && timer && timer <= s->wake_ts_ns)) {
+		lat = now - s->wake_ts_ns;
+		wake = BPFGOV_WAKE_REMOTE;
+		s->nr_remote_wakes++;
+		stamped = 1;
+		sampled = 1;
+	} else if (s->timer_fired && timer && now >= timer) {
+		wake = BPFGOV_WAKE_TIMER;
+		s->nr_timer_wakes++;
+		if (now - timer <= POL_TIMER_COST_MAX_NS) {
+			lat = now - timer;
+			s->nr_timer_samples++;
+			sampled = 1;
+		}
+		stamped = 1;
+	} else if (s->timer_fired) {
+		wake = BPFGOV_WAKE_TIMER;	/* a timer armed during the residency */
+	}
+	if (sampled) {
+		pol_cost_sample(s, c, st, lat);
+		*wake_lat_ns = lat;
+	}
+	s->wake_reason = wake;
+
+	/*
+	 * What the idle period was worth: the time until the wakeup, without
+	 * the exit cost the state itself added (a residency always covers its
+	 * own wake-up, so comparing it with that cost would prove nothing).
+	 */
+	if (stamped)
+		idle = now - lat - s->state_enter_ns;
+	else if (!c->state_is_poll[st])
+		idle = res > pol_state_cost_ns(s, c, st) ? res - pol_state_cost_ns(s, c, st) : 0;
+	else
+		idle = res;
+	s->wake_ts_ns = 0;
+	s->timer_fired = 0;
+
+	/*
+	 * History: a poll cut short by its time limit says only that the
+	 * idle was long: count it as lasting until the next timer (teo does
+	 * the same), or as long as the deepest state needs when no timer is
+	 * known.
+	 */
+	hist = idle;
+	if (long_poll && !stamped)
+		hist = timer ? timer - s->state_enter_ns : ~0ull;
+	return pol_idle_learn(s, c, st | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
+}
+
+/* A wakeup from another CPU is aimed at this (sleeping) CPU: stamp it once
+ * per residency. A wakeup raised on the sleeping CPU itself comes from an
+ * interrupt handler that runs after the exit began: the caller skips it. */
 static __always_inline void pol_wake_stamp(struct bpfgov_cpu_state *s, __u64 now)
 {
 	if (s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns)

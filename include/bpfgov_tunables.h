@@ -25,9 +25,11 @@
 	X(rate_limit_us,      2000,    0, 1000000, "us",  "min time between two floor changes of one CPU") \
 	X(transition_latency_us, 0,    0, 1000000, "us",  "platform transition latency; rate limit never below it (0: unknown)") \
 	X(deadband,             16,    0,    512, "/1024", "smallest floor change worth a write") \
+	X(fall_delay_us,     10000,    0, 1000000, "us",  "the floor falls only once the target stayed below it this long (0: at once)") \
 	X(nr_states,             2,    1, BPFGOV_MAX_STATES, "", "idle states (filled from the cpuidle driver)") \
 	X(payback_pct,         200,   10,   1000, "%",    "a state pays back once idle >= measured wake cost x this") \
-	X(poll_max_us,         200,    0, 100000, "us",   "never pick polling when expected idle exceeds this (0: no veto)") \
+	X(poll_max_us,         200,    0, 100000, "us",   "idles longer than this are long ones for polling; a poll that overran it halts next (0: no veto)") \
+	X(poll_veto_pct,        50,    1,    100, "%",    "no polling once this share of recent idles was long (100: only after a long poll)") \
 	X(bin_decay_shift,       3,    1,     10, "",     "idle history decays by 1/2^shift per idle period") \
 	X(cost_ewma_shift,       3,    0,     10, "",     "wake-cost EWMA weight 1/2^shift") \
 	X(pick_band,             1,    0,      3, "/8",   "idle pick hysteresis: deeper needs (4+band)/8 of the history, staying (4-band)/8") \

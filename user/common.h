@@ -56,5 +56,7 @@ bool sys_have_btf(const char *btf_path);
 const char *ev_kind_name(__u32 kind);
 const char *ev_reason_name(__u32 reason);
 const char *mode_name(__u32 mode);
+const char *wake_name(__u32 wake);		/* enum bpfgov_wake: timer, ipi, other */
+const char *timer_src_name(__u32 src);	/* enum bpfgov_timer_src */
 
 #endif /* __BPFGOV_COMMON_H */

@@ -173,6 +173,19 @@ static void json_str_or_null(json_writer_t *w, const char *name, const char *v)
 		jsonw_null(w);
 }
 
+/* How the CPUs learn their next timer: the source every CPU has, or none
+ * (a CPU learns it from the first hrtimer that expires on it). */
+static __u32 snapshot_timer_src(const struct snapshot *s)
+{
+	__u32 src = BPFGOV_TIMER__MAX;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->cpus[cpu].timer_src < src)
+			src = s->cpus[cpu].timer_src;
+	return src == BPFGOV_TIMER__MAX ? BPFGOV_TIMER_NONE : src;
+}
+
 static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 			const struct gov_config *gc)
 {
@@ -201,6 +214,7 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 	/* the status file 'start' writes through this same writer */
 	jsonw_name(w, "actuator");
 	jsonw_raw(w, act);
+	jsonw_string_field(w, "next_timer", timer_src_name(snapshot_timer_src(s)));
 	jsonw_name(w, "cpus");
 	jsonw_start_array(w);
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -234,6 +248,10 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 		jsonw_float_field_fmt(w, "busy_ms", "%.1f", c->busy_ns / 1e6);
 		jsonw_float_field_fmt(w, "idle_ms", "%.1f", c->idle_ns / 1e6);
 		jsonw_float_field_fmt(w, "poll_ms", "%.1f", c->poll_ns / 1e6);
+		jsonw_string_field(w, "next_timer", timer_src_name(c->timer_src));
+		jsonw_uint_field(w, "timer_wakes", c->nr_timer_wakes);
+		jsonw_uint_field(w, "ipi_wakes", c->nr_remote_wakes);
+		jsonw_uint_field(w, "timer_cost_samples", c->nr_timer_samples);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
@@ -274,6 +292,8 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 	printf("drops: events %llu, tap %llu; tap reader: %s\n", (unsigned long long)ev_drops,
 	       (unsigned long long)tap_drops, s->ctl.tap_owner_pid ? "attached" : "none");
 	printf("actuator: %s\n", act ? act : "(no status published yet)");
+	printf("next timer: %s%s\n", timer_src_name(snapshot_timer_src(s)),
+	       snapshot_timer_src(s) ? "" : " (idle choice from history alone)");
 	printf("%4s %5s %6s %5s %-10s %5s %4s %-9s %10s %9s %9s %9s\n", "CPU", "UTIL", "TARGET",
 	       "FLOOR", "WHY", "HOLD", "PICK", "WHY", "EXP_IDLEus", "COST1_us", "TOO_DEEP",
 	       "SHALLOW");
@@ -359,6 +379,13 @@ void print_event(FILE *f, const struct bpfgov_event *e, int json)
 {
 	json_writer_t *w;
 
+	if (!json && e->kind == BPFGOV_EV_IDLE_EXIT) {
+		fprintf(f, "%14.6f cpu%-3u %-9s state %u util %4u floor %4u pick %u dur %.1fus "
+			"next timer %.1fus wake %s\n",
+			e->ts_ns / 1e9, e->cpu, ev_kind_name(e->kind), e->arg0, e->util, e->floor,
+			e->idle_pick, e->dur_ns / 1000.0, e->timer_ns / 1000.0, wake_name(e->wake));
+		return;
+	}
 	if (!json) {
 		fprintf(f, "%14.6f cpu%-3u %-9s %-10s util %4u floor %4u pick %u dur %.1fus\n",
 			e->ts_ns / 1e9, e->cpu, ev_kind_name(e->kind), ev_reason_name(e->reason),
@@ -379,6 +406,10 @@ void print_event(FILE *f, const struct bpfgov_event *e, int json)
 	jsonw_uint_field(w, "dur_ns", e->dur_ns);
 	jsonw_uint_field(w, "arg0", e->arg0);
 	jsonw_uint_field(w, "seq", e->seq);
+	if (e->kind == BPFGOV_EV_IDLE_EXIT) {
+		jsonw_float_field_fmt(w, "next_timer_us", "%.1f", e->timer_ns / 1000.0);
+		jsonw_string_field(w, "wake", wake_name(e->wake));
+	}
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 }

@@ -38,6 +38,20 @@ const char *ev_reason_name(__u32 reason)
 	return reason < BPFGOV_R__MAX && reason_names[reason] ? reason_names[reason] : "unknown";
 }
 
+const char *wake_name(__u32 wake)
+{
+	switch (wake) {
+	case BPFGOV_WAKE_TIMER: return "timer";
+	case BPFGOV_WAKE_REMOTE: return "ipi";
+	default: return "other";
+	}
+}
+
+const char *timer_src_name(__u32 src)
+{
+	return src == BPFGOV_TIMER_TRACEPOINT ? "hrtimer_cpu_base via tracepoint" : "none";
+}
+
 const char *mode_name(__u32 mode)
 {
 	switch (mode) {

@@ -645,10 +645,14 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 			pick = (__u32)g < j->n ? (__u32)g : j->n - 1;
 			limit = j->poll[pick] ? ref_idle_poll_limit(&v->gov) : 0;
 		}
+		/* What the BPF side reads at idle entry: the CPU's next timer. */
+		s->next_timer_ns = at + (nt > ie->sleep_ns - remaining ? nt - (ie->sleep_ns - remaining) : 0);
+		if (gov < 0)	/* the ideal pick: capped by the next timer */
+			pick = pol_timer_cap(s, cfg, pick, s->next_timer_ns - at);
 		count_decision(j, st, pick);
 		if (!round)
 			first = pick;
-		pol_idle_enter(s, pick, at);
+		pol_idle_enter(s, cfg, pick, at);
 		if (j->poll[pick] && remaining > limit && round < 63) {
 			/* poll_idle() time limit: the idle loop exits and the
 			 * hook runs again. */
@@ -663,6 +667,9 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 		}
 		if (ie->remote)
 			pol_wake_stamp(s, at + remaining);
+		else if (ie->wake == TRACE_WAKE_TIMER ||
+			 (ie->wake == TRACE_WAKE_UNKNOWN && ie->rec_timer_ns == TRACE_NO_TIMER))
+			s->timer_fired = 1;	/* a timer ended it: cost from its expiry */
 		at += remaining + j->cost[pick];
 		pol_idle_exit(s, cfg, at, &res, &lat);
 		if (gov >= 0)

@@ -76,7 +76,7 @@ static __u32 sim_idle(struct sim *m, __u64 dur, __u32 state, __u64 stamp_lat)
 	__u64 res, lat, start = m->now;
 	__u32 r;
 
-	pol_idle_enter(&m->s, state, start);
+	pol_idle_enter(&m->s, &m->c, state, start);
 	if (stamp_lat)
 		pol_wake_stamp(&m->s, start + dur - stamp_lat);
 	m->now = start + dur;
@@ -133,7 +133,7 @@ static void test_tunables_defaults_in_range(void **state)
 	} while (0);
 	BPFGOV_TUNABLES(CHECK_TUNABLE)
 #undef CHECK_TUNABLE
-	assert_int_equal(n, 21);	/* every X() line was visited */
+	assert_int_equal(n, 23);	/* every X() line was visited */
 }
 
 static void test_tunables_default_state_table(void **state)
@@ -504,6 +504,7 @@ static void test_floor_deadband(void **state)
 	(void)state;
 	sim_init(&m);
 	m.c.rate_limit_us = 0;		/* isolate the deadband */
+	m.c.fall_delay_us = 0;		/* ... from the fall hysteresis */
 	assert_int_equal(m.c.deadband, 16);
 	m.s.floor = 500;
 	m.s.target = 510;		/* +10 < 16 */
@@ -670,6 +671,7 @@ static void gap_setup(struct sim *m)
 	sim_init(m);
 	m->c.headroom_pct = 100;
 	m->c.tick_busy_us = 2000;
+	m->c.fall_delay_us = 0;		/* the hold alone, no fall hysteresis */
 	sim_reinit(m);
 	t0 = m->now;
 	pol_busy_begin(&m->s, &m->c, t0);
@@ -849,6 +851,7 @@ static void test_remote_refresh_idle_decay(void **state)
 	m.c.headroom_pct = 100;
 	m.c.tick_busy_us = 2000;
 	m.c.tau_fall_us = 10000;
+	m.c.fall_delay_us = 0;		/* falls at once (hysteresis tested apart) */
 	sim_reinit(&m);
 	t0 = m.now;
 	pol_busy_begin(&m.s, &m.c, t0);
@@ -861,7 +864,7 @@ static void test_remote_refresh_idle_decay(void **state)
 
 	idle0 = t0 + 2 * MS;
 	pol_busy_end(&m.s, &m.c, idle0);
-	pol_idle_enter(&m.s, 1, idle0);
+	pol_idle_enter(&m.s, &m.c, 1, idle0);
 	assert_int_equal(m.s.floor, 512);
 	/* before remote_scan_us (10ms): nothing */
 	before = m.s;
@@ -909,7 +912,7 @@ static void test_remote_refresh_hold_release(void **state)
 	m.now += 10 * US;
 	pol_busy_end(&m.s, &m.c, m.now);
 	idle0 = m.now;
-	pol_idle_enter(&m.s, 1, idle0);
+	pol_idle_enter(&m.s, &m.c, 1, idle0);
 	/* at 10ms and 20ms the target is far below 784 but the hold keeps
 	 * the floor at 784 (first write from 896 to 784 at 10ms) */
 	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 10 * MS), POL_FLOOR);
@@ -1140,7 +1143,7 @@ static void test_idle_measured_cost_raises_payback(void **state)
 	pol_busy_begin(&m.s, &m.c, m.now);
 	m.now += 10 * US;
 	pol_busy_end(&m.s, &m.c, m.now);
-	pol_idle_enter(&m.s, 1, m.now);
+	pol_idle_enter(&m.s, &m.c, 1, m.now);
 	pol_wake_stamp(&m.s, m.now + 100 * US);
 	pol_wake_stamp(&m.s, m.now + 150 * US);
 	{
@@ -1196,47 +1199,318 @@ static void test_idle_long_poll_veto(void **state)
 	/* the first residency was in halt (the initial pick), 19 polled */
 	assert_int_equal(m.s.poll_ns, 19 * 500 + 200 * US + 201 * US);
 
-	/* expected idle long while the history says poll ("powernightmares"):
-	 * halt's measured cost is 500us, so it pays back from a worth of
-	 * 2 * 500us = 1ms. Halt residencies of 1400us (no stamp) are worth
-	 * 1400 - 500 = 900us: bin 0 (poll), too deep, and no poll is long.
-	 * expected_idle (EWMA 1/8): a 100ns halt is worth 0 -> 0; then
-	 * 900us / 8 = 112500 per sample: 112500, then
-	 * 112500 - 14062 + 112500 = 210938 > 200us after the 2nd: vetoed. */
-	sim_init(&m);
-	m.s.wake_cost_ns[1] = 500 * US;
+	/* the next short idle polls again: no long poll, long_share is one
+	 * sample's weight (128 of 1024 < 50%), the bins say poll */
 	sim_busy(&m, 10 * US, 0);
-	assert_int_equal(sim_idle(&m, 100, 1, 0), POL_PICK);
+	assert_int_equal(sim_idle(&m, 500, 1, 0), POL_PICK);
 	assert_int_equal(m.s.idle_pick, 0);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_HISTORY);
-	assert_int_equal(m.s.expected_idle_ns, 0);
-	for (i = 0; i < 20 && m.s.idle_pick == 0; i++) {
-		sim_busy(&m, 10 * US, 0);
-		sim_idle(&m, 1400 * US, 1, 0);
-		if (i == 0)
-			assert_int_equal(m.s.expected_idle_ns, 112500);
-	}
-	assert_int_equal(i, 2);
-	assert_int_equal(m.s.expected_idle_ns, 210938);
-	assert_int_equal(m.s.nr_long_polls, 0);
-	assert_int_equal(m.s.bins[1], 0);	/* history says poll only */
-	assert_int_equal(m.s.idle_pick, 1);
-	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
-	assert_int_equal(m.s.nr_too_deep, 3);	/* worth 0, 900, 900 < 1ms */
-	/* direct: long expected idle alone, no long poll flag */
+}
+
+/* The share veto: polling is vetoed once poll_veto_pct of the recent idle
+ * periods were longer than poll_max_us, whatever their mean. */
+static void test_idle_poll_share_veto(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	sim_init(&m);
+	assert_int_equal(m.c.poll_veto_pct, 50);
+	m.s.bins[0] = 8 * 1024;		/* the history says poll */
 	m.s.idle_pick = 0;
-	m.s.expected_idle_ns = 200 * US + 1;
+	/* 511/1024 < 50%: poll stays */
+	m.s.long_share = 511;
+	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), 0);
+	assert_int_equal(m.s.idle_pick, 0);
+	/* 512/1024 = 50%: vetoed */
+	m.s.long_share = 512;
 	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), POL_PICK);
 	assert_int_equal(m.s.idle_pick, 1);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+	/* 100%: only a long poll vetoes; a share near one (1020) does not */
+	m.c.poll_veto_pct = 100;
 	m.s.idle_pick = 0;
-	m.s.expected_idle_ns = 200 * US;	/* not above: poll stays */
+	m.s.long_share = 1020;
 	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), 0);
-	/* direct: the long-poll flag alone, expected idle short */
-	m.s.expected_idle_ns = 0;
 	assert_int_equal(pol_idle_select(&m.s, &m.c, 1), POL_PICK);
 	assert_int_equal(m.s.idle_pick, 1);
-	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+}
+
+/* One long lull must not make the short idles that follow it halt: the
+ * mean-based veto did (a 10ms lull kept the mean above poll_max_us for
+ * ~20 idles); the share moves by one sample's weight. */
+static void test_idle_lull_then_short_idles_poll(void **state)
+{
+	struct sim m;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	m.s.wake_cost_ns[1] = 100 * US;		/* halt pays back from 200us */
+	for (i = 0; i < 30; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 20 * US, m.s.idle_pick, 10 * US);
+	}
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.long_share, 0);
+	/* a 10ms lull in halt, woken by another CPU: worth 10ms, long */
+	sim_busy(&m, 10 * US, 0);
+	sim_idle(&m, 10 * MS, 1, 100 * US);
+	assert_int_equal(m.s.long_share, 128);		/* 0 + 1024 >> 3 */
+	assert_true(m.s.expected_idle_ns > 200 * US);	/* the mean is high */
+	/* the bins: 1024 in bin 1 against ~7 samples in bin 0: poll stays
+	 * (or comes back at once), and the next short idles poll */
+	assert_int_equal(m.s.idle_pick, 0);
+	for (i = 0; i < 5; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 20 * US, m.s.idle_pick, 10 * US);
+		assert_int_equal(m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.long_share, 67);	/* 128 -16 -14 -12 -10 -9: decays by 1/8 */
+}
+
+/* A poll ended by the time limit counts as a long idle: until the next
+ * timer when it is known, else as long as the deepest state needs. */
+static void test_idle_timed_out_poll_is_long(void **state)
+{
+	struct sim m;
+	__u64 res, lat, t;
+
+	(void)state;
+	sim_init(&m);
+	cfg_four_states(&m.c);
+	sim_reinit(&m);
+	/* no timer: a 250us poll (> poll_max 200us) goes to the deepest bin,
+	 * although 250us alone would be bin 2 (C2 pays back from 150us) */
+	t = m.now;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat);
+	assert_int_equal(m.s.nr_long_polls, 1);
+	assert_int_equal(m.s.bins[3], 1024);
+	assert_int_equal(m.s.long_share, 128);
+	/* next timer 500us after entry: bin 2 (C3 needs 800us) */
+	sim_reinit(&m);
+	t = m.now;
+	m.s.next_timer_ns = t + 500 * US;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat);
+	assert_int_equal(m.s.bins[2], 1024);
+	assert_int_equal(m.s.bins[3], 0);
+	/* a poll of 150us (not above poll_max): its own length, bin 2 */
+	sim_reinit(&m);
+	t = m.now;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_idle_exit(&m.s, &m.c, t + 150 * US, &res, &lat);
+	assert_int_equal(m.s.nr_long_polls, 0);
+	assert_int_equal(m.s.bins[2], 1024);
+	assert_int_equal(m.s.long_share, 0);
+}
+
+/* The pick is capped by the next timer at idle entry, as teo does it: no
+ * state whose payback point lies beyond the timer. */
+static void test_idle_timer_cap(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	sim_init(&m);
+	cfg_four_states(&m.c);
+	sim_reinit(&m);
+	/* paybacks: 0, 4us, 150us, 800us */
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 0), 3);		/* unknown */
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 800 * US), 3);	/* edge: pays */
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 800 * US - 1), 2);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 150 * US - 1), 1);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 4 * US - 1), 0);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 10 * MS), 1);	/* never deeper */
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 0, 10 * MS), 0);
+	/* at idle entry: entry_pick from the time left until the timer */
+	m.s.idle_pick = 3;
+	m.s.next_timer_ns = m.now + 200 * US;
+	pol_idle_enter(&m.s, &m.c, 3, m.now);
+	assert_int_equal(m.s.entry_pick, 2);
+	assert_int_equal(m.s.idle_pick, 3);	/* the standing pick is untouched */
+	m.s.cur_state = BPFGOV_NO_STATE;
+	m.s.next_timer_ns = m.now - 1;		/* already past: unknown */
+	pol_idle_enter(&m.s, &m.c, 3, m.now);
+	assert_int_equal(m.s.entry_pick, 3);
+	/* a measured cost moves the payback: C1 cost 100us -> 200us */
+	m.s.wake_cost_ns[1] = 100 * US;
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 199 * US), 0);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 200 * US), 1);
+}
+
+/* A timer wake-up measures the wake-up cost from the programmed expiry
+ * to the idle exit, and the idle worth up to the expiry. */
+static void test_idle_timer_wake_cost(void **state)
+{
+	struct sim m;
+	__u64 res, lat, t;
+
+	(void)state;
+	sim_init(&m);
+	sim_busy(&m, 10 * US, 0);
+	t = m.now;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	m.s.timer_fired = 1;			/* local timer interrupt */
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 90 * US, &res, &lat);
+	assert_int_equal(res, 1090 * US);
+	assert_int_equal(lat, 90 * US);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_TIMER);
+	assert_int_equal(m.s.wake_cost_ns[1], 90 * US);	/* first sample */
+	assert_int_equal(m.s.nr_timer_wakes, 1);
+	assert_int_equal(m.s.nr_timer_samples, 1);
+	assert_int_equal(m.s.nr_wake_samples, 1);
+	assert_int_equal(m.s.expected_idle_ns, 1 * MS / 8);	/* worth = to expiry */
+	assert_int_equal(m.s.timer_fired, 0);
+	/* halt now pays back from 2 x 90us */
+	assert_int_equal(pol_payback_ns(&m.s, &m.c, 1), 180 * US);
+	/* second sample 10us: EWMA 1/8 -> 90 - 11.25 + 1.25 = 80us */
+	sim_busy(&m, 10 * US, 0);
+	t = m.now;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 10 * US, &res, &lat);
+	assert_int_equal(m.s.wake_cost_ns[1], 90000 - 11250 + 1250);
+	/* edge: exit exactly at the expiry: a sample of 0 */
+	sim_busy(&m, 10 * US, 0);
+	t = m.now;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS, &res, &lat);
+	assert_int_equal(lat, 0);
+	assert_int_equal(m.s.nr_timer_samples, 3);
+	/* too late (beyond 2ms): a timer wake-up, no sample */
+	sim_busy(&m, 10 * US, 0);
+	t = m.now;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 3 * MS + 1, &res, &lat);
+	assert_int_equal(lat, 0);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_TIMER);
+	assert_int_equal(m.s.nr_timer_wakes, 4);
+	assert_int_equal(m.s.nr_timer_samples, 3);
+	/* the interrupt came before the expiry (a timer armed meanwhile):
+	 * timer, but no cost sample */
+	sim_busy(&m, 10 * US, 0);
+	t = m.now;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 500 * US, &res, &lat);
+	assert_int_equal(lat, 0);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_TIMER);
+	assert_int_equal(m.s.nr_timer_samples, 3);
+	/* no interrupt, no stamp: other (device interrupt, poll limit) */
+	sim_busy(&m, 10 * US, 0);
+	t = m.now;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	pol_idle_exit(&m.s, &m.c, t + 2 * MS, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_OTHER);
+	assert_int_equal(lat, 0);
+}
+
+/* Remote stamp and timer: whichever came first is the wakeup. */
+static void test_idle_wake_reason_first_wins(void **state)
+{
+	struct sim m;
+	__u64 res, lat, t;
+
+	(void)state;
+	sim_init(&m);
+	/* stamp at +400us, timer at +1ms: remote, cost from the stamp */
+	t = m.now;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	pol_wake_stamp(&m.s, t + 400 * US);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 50 * US, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_REMOTE);
+	assert_int_equal(lat, 650 * US);
+	assert_int_equal(m.s.nr_remote_wakes, 1);
+	/* timer at +1ms, stamp at +1.02ms (after): timer, cost from expiry */
+	t = m.now + 2 * MS;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	pol_wake_stamp(&m.s, t + 1 * MS + 20 * US);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 50 * US, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_TIMER);
+	assert_int_equal(lat, 50 * US);
+	assert_int_equal(m.s.wake_ts_ns, 0);
+	/* edge: stamp exactly at the expiry: the timer was first */
+	t += 3 * MS;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	pol_wake_stamp(&m.s, t + 1 * MS);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 5 * US, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_TIMER);
+	/* a stamp without the timer interrupt: remote even past the expiry */
+	t += 3 * MS;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	pol_wake_stamp(&m.s, t + 1 * MS + 1 * US);
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 5 * US, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_REMOTE);
+	assert_int_equal(lat, 4 * US);
+}
+
+/* Floor hysteresis: a rise at once, a fall once the target stayed below
+ * the floor for fall_delay_us; a return above cancels the wait. */
+static void test_floor_fall_delay(void **state)
+{
+	struct sim m;
+	__u64 t = T0;
+
+	(void)state;
+	sim_init(&m);
+	m.c.rate_limit_us = 0;
+	assert_int_equal(m.c.fall_delay_us, 10000);
+	m.s.floor = 500;
+	m.s.target = 600;			/* rise: at once */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 600);
+	m.s.target = 400;			/* fall: the wait starts */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 1, 0), 0);
+	assert_int_equal(m.s.below_since_ns, t + 1);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 1 + 10 * MS - 1, 0), 0);
+	assert_int_equal(m.s.floor, 600);
+	/* edge: exactly fall_delay later */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 1 + 10 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 400);
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_UTIL_FALL);
+	assert_int_equal(m.s.below_since_ns, 0);
+	/* below, then back at or above the floor: the wait restarts */
+	t += 20 * MS;
+	m.s.target = 300;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
+	m.s.target = 400;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 5 * MS, 0), 0);
+	assert_int_equal(m.s.below_since_ns, 0);
+	m.s.target = 300;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 6 * MS, 0), 0);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 12 * MS, 0), 0);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 16 * MS, 0), POL_FLOOR);
+	/* a fall to floor_min is not delayed */
+	m.s.target = 0;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 17 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 0);
+	/* within the deadband below: no wait is started */
+	m.s.floor = 500;
+	m.s.target = 490;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 30 * MS, 0), 0);
+	assert_int_equal(m.s.below_since_ns, 0);
+	/* fall_delay_us = 0: at once */
+	m.c.fall_delay_us = 0;
+	m.s.target = 300;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 31 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 300);
 }
 
 /* poll_max_us = 0 turns the long-poll veto off in both places: no poll
@@ -1270,8 +1544,8 @@ static void test_idle_poll_max_zero_no_veto(void **state)
 	assert_true(m.s.expected_idle_ns >= 10 * MS / 8);
 	assert_int_equal(m.s.bins[1], 0);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_HISTORY);
-	/* direct: neither a long expected idle nor the long_poll flag veto */
-	m.s.expected_idle_ns = 1 * SEC;
+	/* direct: neither a long share nor the long_poll flag veto */
+	m.s.long_share = 1024;
 	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), 0);
 	assert_int_equal(pol_idle_select(&m.s, &m.c, 1), 0);
 	assert_int_equal(m.s.idle_pick, 0);
@@ -1657,7 +1931,7 @@ static void test_idle_worth_stamp_at_exit(void **state)
 	assert_int_equal(pol_payback_ns(&m.s, &m.c, 1), 200 * US);
 	sim_busy(&m, 10 * US, 0);
 	t = m.now;
-	pol_idle_enter(&m.s, 1, t);
+	pol_idle_enter(&m.s, &m.c, 1, t);
 	pol_wake_stamp(&m.s, t + 250 * US);
 	assert_int_equal(m.s.wake_ts_ns, t + 250 * US);
 	pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat);
@@ -1709,6 +1983,13 @@ int main(void)
 		cmocka_unit_test(test_idle_worth_wake_stamp),
 		cmocka_unit_test(test_idle_worth_residency_minus_cost),
 		cmocka_unit_test(test_idle_worth_stamp_at_exit),
+		cmocka_unit_test(test_idle_poll_share_veto),
+		cmocka_unit_test(test_idle_lull_then_short_idles_poll),
+		cmocka_unit_test(test_idle_timed_out_poll_is_long),
+		cmocka_unit_test(test_idle_timer_cap),
+		cmocka_unit_test(test_idle_timer_wake_cost),
+		cmocka_unit_test(test_idle_wake_reason_first_wins),
+		cmocka_unit_test(test_floor_fall_delay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
