@@ -69,7 +69,23 @@ static int rec_sample(void *ctx, void *data, size_t size)
 	/* An idle exit without a residency carries nothing to replay. */
 	if (e->kind == BPFGOV_EV_WAKE_LAT && !e->dur_ns)
 		return 0;
-	if (trace_add(rc->t, e->ts_ns, e->dur_ns, e->cpu, e->kind, state)) {
+	if (e->kind == BPFGOV_EV_IDLE_EXIT) {
+		/* Version 2 fields: the next timer as read at idle entry
+		 * (0: the CPU has not learned where its timer is yet), and
+		 * what ended the residency. */
+		static const __u32 wake_of[BPFGOV_WAKE__MAX] = {
+			[BPFGOV_WAKE_OTHER] = TRACE_WAKE_OTHER,
+			[BPFGOV_WAKE_TIMER] = TRACE_WAKE_TIMER,
+			[BPFGOV_WAKE_REMOTE] = TRACE_WAKE_IPI,
+		};
+
+		if (trace_add_idle(rc->t, e->ts_ns, e->dur_ns, e->cpu, state,
+				   e->timer_ns ? e->timer_ns : TRACE_NO_TIMER,
+				   e->wake < BPFGOV_WAKE__MAX ? wake_of[e->wake] : TRACE_WAKE_UNKNOWN)) {
+			rc->nomem = 1;
+			return -ENOMEM;
+		}
+	} else if (trace_add(rc->t, e->ts_ns, e->dur_ns, e->cpu, e->kind, state)) {
 		rc->nomem = 1;
 		return -ENOMEM;
 	}

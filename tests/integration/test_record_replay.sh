@@ -10,9 +10,15 @@ check "start comes up" gov_start --dry-run --no-idle --duration 20
 bg taskset -c 1 "$WORK" sleep-cycle --busy-us 2000 --idle-us 700 --duration 3 --cpu 1
 "$GOV" record "$T_TMP/live.trace" --duration 2 >"$T_TMP/rec.out" 2>&1
 is "record --duration 2 exits 0" "$?" 0
-check "the recording is a versioned trace" bash -c "head -n1 '$T_TMP/live.trace' | grep -qxE 'bpfgov-trace [12]'"
+check "the recording is a version 2 trace" bash -c "head -n1 '$T_TMP/live.trace' | grep -qx 'bpfgov-trace 2'"
 n=$(grep -cE '^[0-9]+ [0-9]+ (busy|gap|idle|wake) ' "$T_TMP/live.trace")
 check "the recording holds busy/gap/idle records ($n)" [ "$n" -gt 100 ]
+# Version 2 idle records: <ts> <cpu> idle <dur> <state> <next_timer_ns|-> <wake>
+ni=$(grep -cE '^[0-9]+ [0-9]+ idle ' "$T_TMP/live.trace")
+nw=$(grep -cE '^[0-9]+ [0-9]+ idle [0-9]+ [0-9]+ ([0-9]+|-) (timer|ipi|other)$' "$T_TMP/live.trace")
+is "every idle record carries the next timer and the wake reason ($nw of $ni)" "$nw" "$ni"
+nt=$(grep -cE '^[0-9]+ 1 idle [0-9]+ [0-9]+ [0-9]+ timer$' "$T_TMP/live.trace")
+check "CPU1's timer wake-ups carry a next timer ($nt)" [ "$nt" -gt 0 ]
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 
