@@ -8,7 +8,7 @@
 #include "common.h"
 #include "log.h"
 
-enum { O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT };
+enum { O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT, O_TIME };
 
 int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	      const char *allowed, struct cli_opts *o)
@@ -20,6 +20,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "all", no_argument, NULL, O_ALL },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "time", required_argument, NULL, O_TIME },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -36,7 +37,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":vqh", lo, &idx)) != -1) {
-		if (c >= O_PIN && c <= O_TIMEOUT) {
+		if (c >= O_PIN && c <= O_TIME) {
 			name = lo[c - O_PIN].name;
 			if (!strstr(allowed, name)) {
 				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
@@ -65,6 +66,16 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		case O_TIMEOUT:
 			if (parse_seconds(optarg, &o->timeout)) {
 				pr_warn("%s: --timeout '%s': expected seconds > 0\n", cmd, optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_TIME:
+			if (!strcmp(optarg, "wall"))
+				o->time = CLI_TIME_WALL;
+			else if (!strcmp(optarg, "rel") || !strcmp(optarg, "relative"))
+				o->time = CLI_TIME_REL;
+			else {
+				pr_warn("%s: --time '%.64s': expected wall or rel\n", cmd, optarg);
 				return -EINVAL;
 			}
 			break;

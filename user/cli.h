@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+enum { CLI_TIME_NONE = 0, CLI_TIME_WALL, CLI_TIME_REL };
+
 struct cli_opts {
 	const char *pin_root;	/* --pin-root (DEFAULT_PIN_ROOT) */
 	bool json;		/* --json */
@@ -16,6 +18,7 @@ struct cli_opts {
 	long cpu;		/* --cpu N (-1: all) */
 	long count;		/* --count N (-1: no limit) */
 	double timeout;		/* --timeout S (15) */
+	int time;		/* --time wall|rel: CLI_TIME_* */
 	int argi;		/* first positional argument */
 };
 

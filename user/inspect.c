@@ -364,16 +364,46 @@ int do_status(int argc, char **argv)
 /* ---------------------------------------------------------------- tail */
 
 static const char tail_usage[] =
-"Usage: govloader tail [--json] [--cpu N] [--count N] [--all] [--pin-root DIR]\n"
+"Usage: govloader tail [--json] [--cpu N] [--count N] [--all] [--time wall|rel]\n"
+"                     [--pin-root DIR]\n"
 "Stream live decisions of the running instance. It reads its own ring\n"
-"buffer ('tap'), so it never takes records 'start' needs to actuate.\n"
-"  --all      also per-event detail: idle exits, busy runs, idle gaps, wake latencies\n"
-"  --count N  stop after N records\n";
+"buffer ('tap'), so it never takes records 'start' needs to actuate. Each\n"
+"line starts with the record's CLOCK_MONOTONIC seconds.\n"
+"  --json            one JSON object per record (ts_ns: monotonic)\n"
+"  --cpu N           only CPU N\n"
+"  --all             also per-event detail: idle exits, busy runs, idle gaps,\n"
+"                    wake latencies\n"
+"  --count N         stop after N records\n"
+"  --time wall|rel   add a readable time before the monotonic seconds: the\n"
+"                    wall clock (HH:MM:SS.us, local time) or the seconds since\n"
+"                    tail started (+S.us); --json output is unchanged\n"
+"  --pin-root DIR    where the maps are pinned (" DEFAULT_PIN_ROOT ")\n";
 
 struct tail_ctx {
 	struct cli_opts *o;
 	long printed;
+	__s64 wall_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
+	__u64 t0_ns;		/* CLOCK_MONOTONIC when tail started */
 };
+
+/* --time: the readable column before the monotonic seconds. */
+static void print_time(const struct tail_ctx *t, __u64 ts_ns)
+{
+	struct tm tm;
+	time_t sec;
+	__s64 wall, rel;
+
+	if (t->o->time == CLI_TIME_WALL) {
+		wall = (__s64)ts_ns + t->wall_off_ns;
+		sec = wall / 1000000000;
+		localtime_r(&sec, &tm);
+		printf("%02d:%02d:%02d.%06lld ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		       (long long)(wall % 1000000000) / 1000);
+	} else if (t->o->time == CLI_TIME_REL) {
+		rel = (__s64)(ts_ns - t->t0_ns);
+		printf("%+11.6f ", rel / 1e9);
+	}
+}
 
 void print_event(FILE *f, const struct bpfgov_event *e, int json)
 {
@@ -425,6 +455,8 @@ static int on_tail(void *ctx, void *data, size_t size)
 		return 0;
 	if (t->o->count >= 0 && t->printed >= t->o->count)
 		return 1;	/* stop consuming: we are done */
+	if (!t->o->json)
+		print_time(t, e->ts_ns);
 	print_event(stdout, e, t->o->json);
 	t->printed++;
 	return 0;
@@ -439,7 +471,7 @@ int do_tail(int argc, char **argv)
 	__u32 kinds;
 	__u64 next_check;
 	pid_t owner;
-	int err = cli_parse("tail", tail_usage, argc, argv, "pin-root json cpu count all", &o);
+	int err = cli_parse("tail", tail_usage, argc, argv, "pin-root json cpu count all time", &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
@@ -455,6 +487,13 @@ int do_tail(int argc, char **argv)
 		return 1;
 	catch_signals();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	{
+		struct timespec rt;
+
+		t.t0_ns = mono_ns();
+		clock_gettime(CLOCK_REALTIME, &rt);
+		t.wall_off_ns = (__s64)rt.tv_sec * 1000000000ll + rt.tv_nsec - (__s64)t.t0_ns;
+	}
 	next_check = mono_ns() + 1000000000ull;
 	while (!exiting && (o.count < 0 || t.printed < o.count)) {
 		err = tap_poll(tap, 200);

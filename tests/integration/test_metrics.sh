@@ -43,7 +43,7 @@ kill $busy; wait $busy 2>/dev/null
 # 4. Serve, in dry-run (the metrics path is the same either way).
 gov_start --metrics-listen "$PORT" --dry-run
 check "start --metrics-listen logs its URL" grep -q "metrics on http://127.0.0.1:$PORT/metrics" "$GOV_LOG"
-bg "$WORK" sleep-cycle --busy-us 3000 --idle-us 3000 --duration 20 --cpu 1 >/dev/null 2>&1
+bg taskset -c 1 "$WORK" sleep-cycle --busy-us 3000 --idle-us 3000 --duration 20 --cpu 1 >/dev/null 2>&1
 sleep 2
 curl -sS -D "$T_TMP/h" -o "$T_TMP/m.prom" "$URL"
 check "GET /metrics: 200 text/plain version=0.0.4" grep -qi '^content-type: text/plain; version=0.0.4' "$T_TMP/h"
