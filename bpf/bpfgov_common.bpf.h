@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * BPF-only half of bpfgov shared by the tracepoint program
  * (bpfgov_trace.bpf.c) and the sched_ext scheduler (bpfgov_scx.bpf.c):

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * bpfgov contract header: the types shared by the BPF programs and the
  * loader. Only fixed-width __u32/__u64 fields, so the layout is the same on

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * bpfgov policy core: plain C compiled into the BPF programs (tracepoint and
  * sched_ext modes) and into user space (unit tests, `govloader replay`).

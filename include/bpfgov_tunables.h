@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Every tunable of the policy core, once: name, default, range, unit and
  * meaning. X-macro so the loader (validation, `status`, README table) and

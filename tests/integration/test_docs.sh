@@ -19,4 +19,15 @@ for c in $("$GOV" --help | awk '/^Commands:/{f=1;next} /^$/{if(f)exit} f {print 
 	check "'$c --help' works" bash -c "'$GOV' $c --help >/dev/null"
 	check "README mentions govloader $c" grep -q "govloader $c" "$TOP/README.md"
 done
+# License: our BPF programs and the headers they share are dual GPL/BSD
+# (vendored headers keep their own).
+SPDX_BPF="SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause"
+for f in "$TOP"/bpf/bpfgov*.bpf.[ch] "$TOP"/include/bpfgov*.h; do
+	check "${f#"$TOP"/}: $SPDX_BPF" bash -c "head -n1 '$f' | grep -qF '$SPDX_BPF'"
+done
+for o in "$TOP"/build/bpf/*.bpf.o; do
+	lic=$(readelf -p license "$o" 2>/dev/null | sed -nE 's/^ *\[ *[0-9a-f]+\] +//p')
+	is "${o#"$TOP"/}: declares the license \"Dual BSD/GPL\"" "$lic" "Dual BSD/GPL"
+done
+check "README states the BPF license" grep -qF "GPL-2.0 OR BSD-3-Clause" "$TOP/README.md"
 t_done
