@@ -40,7 +40,7 @@ TEST_LDLIBS := $(LDLIBS) -lcmocka -lpthread
 
 # BPF: CO-RE against the committed vmlinux.h (from a sched_ext kernel);
 # -fms-extensions because that kernel's BTF has structs embedding
-# anonymous structs (platform notes).
+# anonymous structs that clang otherwise rejects.
 BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall \
 	      -fms-extensions -Wno-microsoft-anon-tag \
 	      -Iinclude -I$(VMLINUX_DIR) -MMD -MP
@@ -86,7 +86,7 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c | $(BUILD)/bpf
 
 # `bpftool gen object` links and strips DWARF (the skeleton embeds the
 # object); scripts/fix-skel.sh adapts what bpftool 7.5 emits to libbpf 1.4
-# (struct_ops map links), see platform notes.
+# (struct_ops map links).
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen object $(BUILD)/bpf/$*.lnk.o $<

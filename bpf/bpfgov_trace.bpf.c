@@ -13,8 +13,8 @@
  * are made by the shared policy core through bpfgov_common.bpf.h; nothing
  * here knows the policy.
  *
- * Only tp_btf programs: fentry/kprobes are not available on every target
- * (see platform notes), and tp_btf needs no tracefs mount.
+ * Only tp_btf programs: fentry/kprobes are not available on every kernel
+ * (some refuse fentry attachment), and tp_btf needs no tracefs mount.
  */
 #include "bpfgov_common.bpf.h"
 

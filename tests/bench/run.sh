@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench`: bpfgov measured side by side with the kernel, in one run,
-# on this machine (issue 4). Prints the ratios as it goes and writes
+# on the machine it runs on. Prints the ratios as it goes and writes
 # docs/BENCHMARKS.md with the results, the machine facts and the exact
 # commands behind every number.
 #

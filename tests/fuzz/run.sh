@@ -44,7 +44,7 @@ for h in "${HARNESSES[@]}"; do
 	bin=$OUT/fuzz_$h
 	log=$OUT/$h.log
 	corpus=tests/fuzz/corpus/$h
-	work=$OUT/work/$h
+	work=$OUT/scratch/$h
 	# shellcheck disable=SC2046
 	if ! "$CLANG" "${CFLAGS_FUZZ[@]}" -o "$bin" "tests/fuzz/fuzz_$h.c" $(srcs "$h") \
 		-lbpf -lelf -lz -lm >"$log" 2>&1; then

@@ -260,11 +260,10 @@ static void test_util_50pct_default_taus(void **state)
  * constants, across their whole tunable range. Every segment's sample is
  * exactly 512, so util must end at 512 from either side.
  *
- * FAILS with the current core (bug 1 in the report): pol_smooth truncates
- * the step toward the old value, so util stops moving once
- * |512 - util| * dur < dur + tau, i.e. |diff| < 1 + tau / 2.88ms. With
- * tau_fall = 1s util stalls near 512 + 348 = 860 (target 1024: a 50% CPU
- * pinned at max floor); with tau_rise = 100ms it stalls near 512 - 35.
+ * Guards pol_smooth's rounding: a step truncated toward the old value stops
+ * util once |512 - util| * dur < dur + tau, i.e. |diff| < 1 + tau / 2.88ms.
+ * With tau_fall = 1s util would stall near 512 + 348 = 860 (target 1024: a
+ * 50% CPU pinned at max floor); with tau_rise = 100ms near 512 - 35.
  */
 static void test_util_50pct_any_tau(void **state)
 {
@@ -415,10 +414,9 @@ static void test_util_long_idle_falls(void **state)
  * util is a 0..1024 quantity: a CPU that is always busy must reach 1024
  * and one that never runs must reach 0, and never leave the range.
  *
- * FAILS with the current core (bug 1): pol_smooth rounds the step down,
- * so from 1023 toward 1024 (or 1 toward 0) the step is
- * 1 * dur / (dur + tau) < 1 -> 0: util is stuck at 1023 on a busy CPU and
- * at >= 1 on an idle one, whatever the time.
+ * Guards pol_smooth's rounding: a step rounded down would be, from 1023
+ * toward 1024 (or 1 toward 0), 1 * dur / (dur + tau) < 1 -> 0, leaving
+ * util stuck at 1023 on a busy CPU and at >= 1 on an idle one.
  */
 static void test_util_clamps_0_1024(void **state)
 {
@@ -631,10 +629,10 @@ static void test_floor_transition_latency(void **state)
  * Pattern: 100% busy, then a 1us timer blip every 4ms (sample
  * 1000 * 1024 / 4e6 = 0) for 2s.
  *
- * FAILS with the current core (bug 1): util stalls where
- * diff * 4ms < 4ms + 16ms, i.e. at util 4 (target 5), never 0, so the
- * target never equals floor_min and the deadband keeps the floor at the
- * last value written, up to 15 above the target.
+ * Guards pol_smooth's rounding: with a truncated step util would stall
+ * where diff * 4ms < 4ms + 16ms, i.e. at util 4 (target 5), never 0, so the
+ * target would never equal floor_min and the deadband would keep the floor
+ * at the last value written, up to 15 above the target.
  */
 static void test_floor_idle_cpu_reaches_floor_min(void **state)
 {
@@ -1615,9 +1613,9 @@ static void test_idle_qos_limit(void **state)
  * The reason for a pick that PM QoS made shallower than the history (or
  * the no-history default) asks for must be QOS.
  *
- * FAILS with the current core (bug 2): pol_idle_select reports QOS only
- * when no non-polling state is allowed at all; with 4 states and C3 cut by
- * QoS it picks C2 and reports HISTORY, although there is no history.
+ * Guards pol_idle_select's reason: reporting QOS only when no non-polling
+ * state is allowed at all would, with 4 states and C3 cut by QoS, pick C2
+ * and report HISTORY, although there is no history.
  */
 static void test_idle_qos_reason_multi_state(void **state)
 {
@@ -1911,13 +1909,12 @@ static void test_idle_worth_residency_minus_cost(void **state)
  * stamped it during the residency, so the period is worth stamp - enter =
  * the whole residency (rule 4 of the idle semantics).
  *
- * FAILS with the current core (bug, see report): pol_idle_exit takes the
- * stamp path only when `lat` (exit - stamp) is non-zero, so a stamp equal
- * to the exit time is counted as a wake sample (nr_wake_samples, EWMA)
- * but the worth falls back to residency - cost. Halt with table cost
- * 100us (payback 200us), entered at t, stamped and left at t + 250us:
- * worth should be 250us (bin 1, not too deep, expected 31250); the core
- * computes 250 - 100 = 150us (bin 0, too deep, expected 18750).
+ * Guards pol_idle_exit's stamp path: taken only when `lat` (exit - stamp)
+ * is non-zero, a stamp equal to the exit time would be counted as a wake
+ * sample (nr_wake_samples, EWMA) while the worth fell back to
+ * residency - cost. Halt with table cost 100us (payback 200us), entered at
+ * t, stamped and left at t + 250us: the worth is 250us (bin 1, not too
+ * deep, expected 31250), not 250 - 100 = 150us (bin 0, too deep, 18750).
  */
 static void test_idle_worth_stamp_at_exit(void **state)
 {

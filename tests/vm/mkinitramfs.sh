@@ -4,7 +4,7 @@
 #
 # Build the sched_ext test VM's initramfs: an uncompressed newc cpio holding
 # busybox-static, govloader with the shared libraries `ldd` lists (static
-# linking is broken on bookworm, see the platform notes), the BPF objects,
+# linking against bookworm's libbpf/libelf does not work), the BPF objects,
 # the workloads and the guest test script.  The guest's /init mounts the
 # pseudo filesystems, runs /tests/guest-tests.sh and powers off.
 #

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # run.sh [--timeout SECS] [--kernel VMLINUZ] [--initrd CPIO] [--log FILE] [-- GUEST-ARGS]
 #
-# Boot the sched_ext kernel under QEMU (TCG: KVM is broken on this host) with
+# Boot the sched_ext kernel under QEMU (TCG, which needs no KVM) with
 # the test initramfs, stream the guest's serial console, and exit non-zero
 # unless the guest test script reported "N passed, 0 failed" with N > 0.
 # GUEST-ARGS reach tests/vm/guest-tests.sh (e.g. a list of test names, or
