@@ -177,8 +177,11 @@ judge_goal_rows() {
 		 "[\($t)] balanced: \($axn) <= best kernel model\t\($b | r2) vs \($best.k) \($best.s | r2)\t" + ok($b <= $best.s + 1e-9)),
 		# profiles: lowest distance of all policies on their axis
 		(["powersave", "e", "energy"], ["performance", "l", "latency"]) as [$prof, $ax, $axn] |
+		# like for like: the ideal columns (the bpfgov@GOV ones compare
+		# with each other, in the tables)
 		([$S[0].p | keys[] | select(startswith("powersave:") or startswith("performance:") | not) |
-		  select($S[0].p[.] != null)] + ["powersave:bpfgov", "performance:bpfgov"] | unique) as $all |
+		  select($S[0].p[.] != null) | select(contains("@") | not)] +
+		 ["powersave:bpfgov", "performance:bpfgov"] | unique) as $all |
 		([$all[] as $k | {k: $k, s: ([$S[] | .p[$k][$ax] // 0] | add)}] | sort_by(.s)) as $rank |
 		([$S[] | .p[$prof + ":bpfgov"][$ax] // 0] | add) as $me |
 		([$rank[] | select(.k != ($prof + ":bpfgov"))][0]) as $next |
