@@ -164,8 +164,9 @@ judge_goal_rows() {
 		.tables[] | .table as $t | .scenarios as $S |
 		# balanced (ideal and as actuated): dominated nowhere
 		(["bpfgov", "bpfgov@" + $gov][] as $p |
-		 [$S[] | select(.p[$p] != null) | .title as $n |
-		  (.p[$p].v | to_entries[] | select(.value == "dominated") | "\($n) by \(.key)")] as $bad |
+		 [$S[] | select(.p[$p] != null) | .title as $n | .p as $q |
+		  (.p[$p].v | to_entries[] | select(.value == "dominated") |
+		   "\($n) by \(.key) (E/L \($q[$p].e | r2)/\($q[$p].l | r1) vs \($q[.key].e | r2)/\($q[.key].l | r1))")] as $bad |
 		 "[\($t)] balanced (\($p)): dominated in no scenario\t" +
 		 (if ($bad | length) == 0 then "0 of \($S | length) scenarios"
 		  else "\($bad | length) dominations: " + ($bad | join("; ")) end) +
