@@ -46,6 +46,7 @@ struct bpfgov_config {
 	__u32 bin_decay_shift;		/* history decays by 1/2^shift per idle period */
 	__u32 cost_ewma_shift;		/* measured wake-up cost EWMA weight 1/2^shift */
 	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
+	__u32 tick_us;			/* scheduler tick (TICK_NSEC): the kernel's poll limit derives from it */
 	__u32 state_exit_latency_us[BPFGOV_MAX_STATES];	/* driver table */
 	__u32 state_residency_us[BPFGOV_MAX_STATES];	/* driver table */
 	__u32 state_is_poll[BPFGOV_MAX_STATES];		/* 1 for a polling state */
@@ -96,7 +97,9 @@ struct bpfgov_cpu_state {
 	__u32 wake_reason;		/* enum bpfgov_wake of the last idle exit */
 	__u32 entry_pick;		/* idle_pick capped by the next timer at the last idle entry */
 	__u32 long_share;		/* decayed share of idles longer than poll_max_us, /1024 */
-	__u32 pad1;
+	__u32 resid_share;		/* decayed share of idles that outlasted a timed-out poll by
+					 * more than halt's payback point, /1024 */
+	__u64 carry_ns;			/* poll time spent by timed-out polls of this idle period */
 	__u64 below_since_ns;		/* target has stayed below the floor since (0: not below) */
 	__u64 expected_idle_ns;		/* EWMA of idle worth (time until the wakeup) */
 	__u64 seg_start_ns;		/* start of the open utilization segment */

@@ -366,7 +366,32 @@ static __always_inline __u32 pol_first_halt(const struct bpfgov_cpu_state *s,
 	return BPFGOV_NO_STATE;
 }
 
-/* Choose the idle state; @long_poll says a poll just overran poll_max_us. */
+#define POL_POLL_MIN_NS	(10ull * POL_NS_PER_US)	/* CPUIDLE_POLL_MIN */
+
+/*
+ * How long the kernel polls before it gives up (cpuidle_poll_time(),
+ * drivers/cpuidle/cpuidle.c): the target residency of the first
+ * non-polling state that has one of at least 10 us, capped at TICK_NSEC/16,
+ * or that cap alone.
+ */
+static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
+{
+	__u64 max = (__u64)(c->tick_us ? c->tick_us : 4000) * POL_NS_PER_US / 16, r;
+	__u32 k, n = pol_nr_states(c);
+
+	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		r = (__u64)c->state_residency_us[k] * POL_NS_PER_US;
+		if (c->state_is_poll[k] || r < POL_POLL_MIN_NS)
+			continue;
+		return r < max ? r : max;
+	}
+	return max;
+}
+
+/* Choose the idle state; @long_poll says a poll just overran poll_max_us
+ * or ran into the kernel's poll time limit. */
 static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 					     const struct bpfgov_config *c, int long_poll)
 {
@@ -502,6 +527,7 @@ static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
  * loops once, not once per way the wakeup was classified.
  */
 #define POL_LEARN_LONG_POLL	0x100u	/* @st_flags: a poll overran poll_max_us */
+#define POL_LEARN_SELECT_ONLY	0x200u	/* @st_flags: the period goes on, learn nothing yet */
 
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)
@@ -511,6 +537,8 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 
 	if (!s || !c)
 		return 0;
+	if (st_flags & POL_LEARN_SELECT_ONLY)
+		return pol_idle_select(s, c, long_poll);
 	n = pol_nr_states(c);
 	/* Above/below accounting, as the kernel's cpuidle does it. */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
@@ -554,7 +582,7 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 {
 	__u32 st, wake = BPFGOV_WAKE_OTHER;
 	__u64 res, idle, lat = 0, hist, timer = s ? s->next_timer_ns : 0;
-	int long_poll = 0, stamped = 0, sampled = 0;
+	int long_poll = 0, stamped = 0, sampled = 0, remote, timed_out = 0;
 
 	if (!s || !c || !residency_ns || !wake_lat_ns)
 		return 0;
@@ -570,18 +598,22 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 
 	if (c->state_is_poll[st]) {
 		s->poll_ns += res;
-		if (c->poll_max_us && res > (__u64)c->poll_max_us * POL_NS_PER_US) {
-			s->nr_long_polls++;
+		if (c->poll_max_us && res > (__u64)c->poll_max_us * POL_NS_PER_US)
 			long_poll = 1;
-		}
 	}
 	if (timer < s->state_enter_ns)
 		timer = 0;
 
 	/* Why the CPU woke, and what that wakeup cost: whichever of the
-	 * remote stamp and the timer expiry came first. */
-	if (s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns &&
-	    !(s->timer_fired && timer && timer <= s->wake_ts_ns)) {
+	 * remote stamp and the timer expiry came first. A poll that no other
+	 * CPU ended and that lasted the kernel's poll time limit ran into it
+	 * (poll_idle() ends only on need_resched or on that limit; a timer
+	 * interrupt meanwhile, e.g. the tick, need not have woken anything). */
+	remote = s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns &&
+		 !(s->timer_fired && timer && timer <= s->wake_ts_ns);
+	if (c->state_is_poll[st] && !remote && c->poll_max_us && res >= pol_poll_limit_ns(c)) {
+		timed_out = 1;
+	} else if (remote) {
 		lat = now - s->wake_ts_ns;
 		wake = BPFGOV_WAKE_REMOTE;
 		s->nr_remote_wakes++;
@@ -620,14 +652,39 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 	s->timer_fired = 0;
 
 	/*
-	 * History: a poll cut short by its time limit says only that the
-	 * idle was long: count it as lasting until the next timer (teo does
-	 * the same), or as long as the deepest state needs when no timer is
-	 * known.
+	 * A poll cut short by the kernel's time limit: the idle period goes
+	 * on, and the time already polled is carried into it. Poll, then
+	 * halt: polling goes on while the carried time is below the first
+	 * halting state's payback point (past it, halting would already have
+	 * paid: the ski-rental rule, never worse than twice the best choice),
+	 * unless the history says that idles which outlast one poll limit
+	 * mostly go on for long (resid_share).
 	 */
-	hist = idle;
-	if (long_poll && !stamped)
-		hist = timer ? timer - s->state_enter_ns : ~0ull;
+	if (timed_out) {
+		__u32 h = pol_first_halt(s, c);
+
+		s->carry_ns += res;
+		long_poll = h == BPFGOV_NO_STATE ||
+			    s->carry_ns >= pol_payback_ns(s, c, h) ||
+			    s->resid_share * 2 >= POL_BIN_ONE;
+		s->nr_long_polls += long_poll;
+		return pol_idle_learn(s, c, st | POL_LEARN_SELECT_ONLY |
+				      (long_poll ? POL_LEARN_LONG_POLL : 0), idle, idle);
+	}
+	s->nr_long_polls += long_poll;
+	/* The whole idle period goes into the history, timed-out polls
+	 * included; and whether it outlasted its first poll limit by more
+	 * than halt's payback point. */
+	hist = idle + s->carry_ns;
+	if (s->carry_ns) {
+		__u32 h = pol_first_halt(s, c);
+		__u64 first = pol_poll_limit_ns(c);
+
+		s->resid_share -= s->resid_share >> c->bin_decay_shift;
+		if (h != BPFGOV_NO_STATE && hist > first && hist - first >= pol_payback_ns(s, c, h))
+			s->resid_share += POL_BIN_ONE >> c->bin_decay_shift;
+		s->carry_ns = 0;
+	}
 	return pol_idle_learn(s, c, st | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
 }
 

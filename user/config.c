@@ -101,24 +101,28 @@ int cfg_set_kv(struct gov_config *gc, const char *kv, enum cfg_origin origin,
 /* --------------------------------------------------------- profiles */
 
 /*
- * Coherent sets. Floor: headroom, gap memory (hold and how much it keeps),
- * rate limit. Idle aggressiveness: payback_pct (lower: deeper states
- * sooner) and poll_max_us (lower: polling vetoed sooner). balanced names
- * the defaults, so `status` shows which keys a profile governs. EPP is not
- * written by any backend (bpfgov owns only the min field), so no profile
- * sets it.
+ * Coherent sets, points on the energy/latency trade-off of the judge
+ * (docs/DESIGN.md). Floor: headroom, gap memory (hold and how much it
+ * keeps), rate limit. Idle: payback_pct (lower: halt sooner; 143 is where a
+ * halt drawing 0.3 of polling's power pays back its wake-up, the oracle's
+ * point), poll_max_us and poll_veto_pct (when polling is vetoed).
+ * powersave sits at that energy break-even, balanced polls a little longer
+ * (less latency for almost no energy), performance polls up to 10 wake-up
+ * costs and only a long poll vetoes it. balanced names the defaults, so
+ * `status` shows which keys a profile governs. EPP is not written by any
+ * backend (bpfgov owns only the min field), so no profile sets it.
  */
 static const char *const prof_powersave[] = {
 	"headroom_pct=110", "gap_hold_us=500", "gap_keep_permille=750", "hold_ms=15",
-	"rate_limit_us=4000", "payback_pct=100", "poll_max_us=50", NULL,
+	"rate_limit_us=4000", "payback_pct=143", "poll_max_us=150", "poll_veto_pct=50", NULL,
 };
 static const char *const prof_balanced[] = {
 	"headroom_pct=125", "gap_hold_us=1000", "gap_keep_permille=875", "hold_ms=30",
-	"rate_limit_us=2000", "payback_pct=200", "poll_max_us=200", NULL,
+	"rate_limit_us=2000", "payback_pct=200", "poll_max_us=200", "poll_veto_pct=50", NULL,
 };
 static const char *const prof_performance[] = {
 	"headroom_pct=160", "gap_hold_us=3000", "gap_keep_permille=1000", "hold_ms=100",
-	"rate_limit_us=1000", "payback_pct=400", "poll_max_us=1000", NULL,
+	"rate_limit_us=1000", "payback_pct=1000", "poll_max_us=1000", "poll_veto_pct=100", NULL,
 };
 
 const struct cfg_profile cfg_profiles[] = {

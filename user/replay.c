@@ -910,6 +910,7 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 	}
 	/* The policies see the traced machine's idle-state table. */
 	cfg.nr_states = t->nr_states;
+	cfg.tick_us = (__u32)(o->tick_ns / 1000);	/* the kernel's poll limit derives from it */
 	for (__u32 k = 0; k < BPFGOV_MAX_STATES; k++) {
 		int in = k < t->nr_states;
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
+#include <zlib.h>
 #include <bpf/libbpf.h>
 #include "common.h"
 #include "log.h"
@@ -21,8 +23,35 @@ int sys_nr_cpus(void)
 	return n;
 }
 
+/* CONFIG_HZ of the running kernel as a tick in us, from /proc/config.gz or
+ * /boot/config-<release> (gzread reads plain files too); 0 when neither
+ * says. */
+static __u32 sys_tick_us(void)
+{
+	char path[PATH_MAX], line[128];
+	struct utsname u;
+	unsigned long hz = 0;
+	gzFile f;
+
+	f = gzopen("/proc/config.gz", "rb");
+	if (!f && !uname(&u) &&
+	    fmt_checked(path, sizeof(path), "/boot/config-%s", u.release) >= 0)
+		f = gzopen(path, "rb");
+	if (!f)
+		return 0;
+	while (gzgets(f, line, sizeof(line)))
+		if (sscanf(line, "CONFIG_HZ=%lu", &hz) == 1)
+			break;
+	gzclose(f);
+	return hz >= 10 && hz <= 10000 ? (__u32)(1000000 / hz) : 0;
+}
+
 int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c, char *driver, size_t len)
 {
+	__u32 tick = sys_tick_us();
+
+	if (tick)
+		c->tick_us = tick;
 	char path[PATH_MAX], name[64];
 	__u32 k, lat, res;
 

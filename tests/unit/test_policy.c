@@ -133,7 +133,7 @@ static void test_tunables_defaults_in_range(void **state)
 	} while (0);
 	BPFGOV_TUNABLES(CHECK_TUNABLE)
 #undef CHECK_TUNABLE
-	assert_int_equal(n, 23);	/* every X() line was visited */
+	assert_int_equal(n, 24);	/* every X() line was visited */
 }
 
 static void test_tunables_default_state_table(void **state)
@@ -1267,9 +1267,99 @@ static void test_idle_lull_then_short_idles_poll(void **state)
 	assert_int_equal(m.s.long_share, 67);	/* 128 -16 -14 -12 -10 -9: decays by 1/8 */
 }
 
-/* A poll ended by the time limit counts as a long idle: until the next
- * timer when it is known, else as long as the deepest state needs. */
-static void test_idle_timed_out_poll_is_long(void **state)
+/* A poll ended by the kernel's time limit: the idle period goes on, the
+ * polled time is carried into it, and the whole period is learned when it
+ * ends. Poll, then halt: polling goes on until the carried time reaches
+ * halt's payback point, or at once when idles that outlast a poll limit
+ * mostly go on (resid_share). */
+static void test_idle_timed_out_poll_carried(void **state)
+{
+	struct sim m;
+	__u64 res, lat, t;
+
+	(void)state;
+	sim_init(&m);
+	m.s.wake_cost_ns[1] = 100 * US;		/* halt pays back from 200us */
+	m.s.bins[0] = 8 * 1024;			/* the history says poll */
+	m.s.idle_pick = 0;
+	assert_int_equal(pol_poll_limit_ns(&m.c), 250 * US);
+	/* nobody wakes it: timed out at the limit, 250us >= 200us: halt next */
+	t = m.now;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	assert_int_equal(pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat), POL_PICK);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+	assert_int_equal(m.s.nr_long_polls, 1);
+	assert_int_equal(m.s.carry_ns, 250 * US);
+	assert_int_equal(m.s.bins[0], 8 * 1024);	/* nothing learned yet */
+	assert_int_equal(m.s.bins[1], 0);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_OTHER);
+	/* the halt that follows is woken by another CPU 300us in: the period
+	 * was 250 + 300 = 550us (bin 1), 300us beyond the first limit >= 200 */
+	t += 250 * US;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	pol_wake_stamp(&m.s, t + 300 * US);
+	pol_idle_exit(&m.s, &m.c, t + 400 * US, &res, &lat);
+	assert_int_equal(m.s.bins[1], 1024);
+	assert_int_equal(m.s.bins[0], 8 * 1024 - 1024);
+	assert_int_equal(m.s.resid_share, 128);
+	assert_int_equal(m.s.carry_ns, 0);
+	assert_int_equal(m.s.long_share, 128);		/* 550us > poll_max 200us */
+
+	/* ski rental: halt pays back from 400us; the first timeout (250us)
+	 * keeps polling, the second (500us) halts */
+	sim_init(&m);
+	m.s.wake_cost_ns[1] = 200 * US;
+	m.s.bins[0] = 8 * 1024;
+	m.s.idle_pick = 0;
+	t = m.now;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	assert_int_equal(pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat), 0);
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.nr_long_polls, 0);
+	t += 250 * US;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	assert_int_equal(pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat), POL_PICK);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.carry_ns, 500 * US);
+	/* ... a period that ends 7us into the next poll instead: 257us, bin 0,
+	 * not long beyond the first limit */
+	sim_init(&m);
+	m.s.wake_cost_ns[1] = 200 * US;
+	m.s.bins[0] = 8 * 1024;
+	m.s.idle_pick = 0;
+	m.s.resid_share = 256;
+	t = m.now;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat);
+	assert_int_equal(m.s.idle_pick, 0);
+	t += 250 * US;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_wake_stamp(&m.s, t + 6 * US);
+	pol_idle_exit(&m.s, &m.c, t + 7 * US, &res, &lat);
+	assert_int_equal(m.s.bins[0], 8 * 1024 - 1024 + 1024);
+	assert_int_equal(m.s.resid_share, 224);		/* 256 - 32, no add */
+	assert_int_equal(m.s.idle_pick, 0);
+	/* resid_share at one half: halt right after the first timeout */
+	m.s.resid_share = 512;
+	t += 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	assert_int_equal(pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat), POL_PICK);
+	assert_int_equal(m.s.idle_pick, 1);
+	/* edge: 1us short of the limit is not a timeout */
+	sim_init(&m);
+	m.s.bins[0] = 8 * 1024;
+	m.s.idle_pick = 0;
+	t = m.now;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_idle_exit(&m.s, &m.c, t + 250 * US - 1, &res, &lat);
+	assert_int_equal(m.s.carry_ns, 0);
+	assert_int_equal(m.s.nr_long_polls, 1);		/* > poll_max 200us */
+}
+
+/* A tick during a poll is not a timer wake-up, and a poll ended by
+ * another CPU past the limit is not timed out. */
+static void test_idle_poll_timeout_edges(void **state)
 {
 	struct sim m;
 	__u64 res, lat, t;
@@ -1278,30 +1368,59 @@ static void test_idle_timed_out_poll_is_long(void **state)
 	sim_init(&m);
 	cfg_four_states(&m.c);
 	sim_reinit(&m);
-	/* no timer: a 250us poll (> poll_max 200us) goes to the deepest bin,
-	 * although 250us alone would be bin 2 (C2 pays back from 150us) */
+	/* the kernel's poll limit here: C1's residency 2us is below 10us,
+	 * C2's 150us is the limit */
+	assert_int_equal(pol_poll_limit_ns(&m.c), 150 * US);
+	t = m.now;
+	m.s.next_timer_ns = t + 20 * US;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 160 * US, &res, &lat);
+	assert_int_equal(m.s.carry_ns, 160 * US);
+	assert_int_equal(m.s.nr_timer_samples, 0);
+	assert_int_equal(lat, 0);
+	sim_reinit(&m);
 	t = m.now;
 	pol_idle_enter(&m.s, &m.c, 0, t);
-	pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat);
-	assert_int_equal(m.s.nr_long_polls, 1);
+	pol_wake_stamp(&m.s, t + 159 * US);
+	pol_idle_exit(&m.s, &m.c, t + 160 * US, &res, &lat);
+	assert_int_equal(m.s.carry_ns, 0);
+	assert_int_equal(m.s.bins[2], 1024);	/* worth 159us >= 150us */
+	/* poll_max_us = 0: no timeouts either */
+	sim_reinit(&m);
+	m.c.poll_max_us = 0;
+	t = m.now;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS, &res, &lat);
+	assert_int_equal(m.s.carry_ns, 0);
 	assert_int_equal(m.s.bins[3], 1024);
-	assert_int_equal(m.s.long_share, 128);
-	/* next timer 500us after entry: bin 2 (C3 needs 800us) */
-	sim_reinit(&m);
-	t = m.now;
-	m.s.next_timer_ns = t + 500 * US;
-	pol_idle_enter(&m.s, &m.c, 0, t);
-	pol_idle_exit(&m.s, &m.c, t + 250 * US, &res, &lat);
-	assert_int_equal(m.s.bins[2], 1024);
-	assert_int_equal(m.s.bins[3], 0);
-	/* a poll of 150us (not above poll_max): its own length, bin 2 */
-	sim_reinit(&m);
-	t = m.now;
-	pol_idle_enter(&m.s, &m.c, 0, t);
-	pol_idle_exit(&m.s, &m.c, t + 150 * US, &res, &lat);
-	assert_int_equal(m.s.nr_long_polls, 0);
-	assert_int_equal(m.s.bins[2], 1024);
-	assert_int_equal(m.s.long_share, 0);
+}
+
+/* cpuidle_poll_time(): the first non-polling state's residency of at
+ * least 10us, capped at tick/16. */
+static void test_idle_poll_limit(void **state)
+{
+	struct bpfgov_config c;
+
+	(void)state;
+	bpfgov_config_defaults(&c);
+	/* halt claims 1us (a VM's haltpoll table): below 10us -> tick/16 */
+	assert_int_equal(c.tick_us, 4000);
+	assert_int_equal(pol_poll_limit_ns(&c), 250 * US);
+	/* a truthful table: halt 100us */
+	c.state_residency_us[1] = 100;
+	assert_int_equal(pol_poll_limit_ns(&c), 100 * US);
+	/* edge: exactly 10us counts */
+	c.state_residency_us[1] = 10;
+	assert_int_equal(pol_poll_limit_ns(&c), 10 * US);
+	/* above the cap */
+	c.state_residency_us[1] = 1000;
+	assert_int_equal(pol_poll_limit_ns(&c), 250 * US);
+	c.tick_us = 1000;			/* HZ=1000 */
+	assert_int_equal(pol_poll_limit_ns(&c), 62500);
+	/* a poll-only table */
+	c.nr_states = 1;
+	assert_int_equal(pol_poll_limit_ns(&c), 62500);
 }
 
 /* The pick is capped by the next timer at idle entry, as teo does it: no
@@ -1552,11 +1671,11 @@ static void test_idle_poll_max_zero_no_veto(void **state)
 	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), POL_PICK);
 	assert_int_equal(m.s.idle_pick, 1);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
-	/* ... and the exit counts a 10ms poll as long */
+	/* ... and the exit counts a 10ms poll (ended by another CPU) as long */
 	m.s.idle_pick = 0;
-	m.s.expected_idle_ns = 0;
+	m.s.long_share = 0;
 	sim_busy(&m, 10 * US, 0);
-	assert_int_equal(sim_idle(&m, 10 * MS, 0, 0), POL_PICK);
+	assert_int_equal(sim_idle(&m, 10 * MS, 0, 1 * US), POL_PICK);
 	assert_int_equal(m.s.nr_long_polls, 1);
 	assert_int_equal(m.s.idle_pick, 1);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
@@ -1982,7 +2101,9 @@ int main(void)
 		cmocka_unit_test(test_idle_worth_stamp_at_exit),
 		cmocka_unit_test(test_idle_poll_share_veto),
 		cmocka_unit_test(test_idle_lull_then_short_idles_poll),
-		cmocka_unit_test(test_idle_timed_out_poll_is_long),
+		cmocka_unit_test(test_idle_timed_out_poll_carried),
+		cmocka_unit_test(test_idle_poll_timeout_edges),
+		cmocka_unit_test(test_idle_poll_limit),
 		cmocka_unit_test(test_idle_timer_cap),
 		cmocka_unit_test(test_idle_timer_wake_cost),
 		cmocka_unit_test(test_idle_wake_reason_first_wins),
