@@ -15,6 +15,7 @@ int do_stop(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_tail(int argc, char **argv);
 int do_dump(int argc, char **argv);
+int do_plot(int argc, char **argv);	/* plot.c */
 
 /* `start` publishes what only it knows (actuator state) here, atomically,
  * once a second; `status` reads it. */

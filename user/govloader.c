@@ -45,6 +45,7 @@ static const struct cmd {
 	{ "record", do_record, "record the live event stream to a trace file" },
 	{ "replay", do_replay, "run the policy core and reference governors over a trace" },
 	{ "synth",  do_synth,  "write a synthetic seed-scenario trace" },
+	{ "plot",   do_plot,   "draw a timeline or the energy/latency scatter (gnuplot)" },
 	{ "metrics", do_metrics, "print Prometheus metrics once (-o FILE: atomically)" },
 	{ NULL, NULL, NULL },
 };

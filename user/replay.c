@@ -811,6 +811,8 @@ static int run_timeline(const struct timeline *tl,
 		}
 		if (!want_v[0])
 			continue;
+		if (o->observe)
+			o->observe(o->observe_ctx, e->cpu, now, s);
 		if (s->floor != c->ft[RP_BPFGOV].cur && ft_set(&c->ft[RP_BPFGOV], now, s->floor))
 			goto out;
 	}

@@ -59,6 +59,10 @@ struct replay_opts {
 	double tie_latency_us;
 	__u64 short_gap_ns;		/* a gap shorter than this ... */
 	__u64 after_gap_ns;		/* ... is watched this long for floor == 0 */
+	/* Optional (govloader plot): after each event bpfgov's core handled,
+	 * the CPU's state at trace time @t_ns. */
+	void (*observe)(void *ctx, __u32 cpu, __u64 t_ns, const struct bpfgov_cpu_state *s);
+	void *observe_ctx;
 };
 
 struct replay_stats {
