@@ -53,15 +53,30 @@ static const char plot_usage[] =
 struct series {
 	FILE *f;		/* data file: t_s util floor pick */
 	__u64 n;
+	__u64 last_t;		/* time of the last row written */
 	__u32 last_util, last_floor, last_pick;
 };
 
 struct tl_ctx {
 	struct series *s;	/* BPFGOV_MAX_CPUS */
-	__u64 t0;
+	__u64 t0, t_end;	/* first and last time seen, any CPU */
 	bool t0_set;
 	const bool *want;	/* NULL: all */
 };
+
+static void tl_row(struct tl_ctx *c, struct series *s, __u64 t)
+{
+	fprintf(s->f, "%.6f %.4f %.4f %d\n", (double)(t - c->t0) / 1e9, s->last_util / (double)BPFGOV_SCALE,
+		s->last_floor / (double)BPFGOV_SCALE, s->last_pick == BPFGOV_NO_STATE ? -1 : (int)s->last_pick);
+	s->last_t = t;
+}
+
+/* Rows only when a value changes: a steady CPU still runs to the end. */
+static void tl_close(struct tl_ctx *c, struct series *s)
+{
+	if (s->n && s->last_t < c->t_end)
+		tl_row(c, s, c->t_end);
+}
 
 static void tl_add(struct tl_ctx *c, __u32 cpu, __u64 t, __u32 util, __u32 floor, __u32 pick)
 {
@@ -76,13 +91,16 @@ static void tl_add(struct tl_ctx *c, __u32 cpu, __u64 t, __u32 util, __u32 floor
 		c->t0 = t;
 		c->t0_set = true;
 	}
+	if (t < c->t0)
+		t = c->t0;
+	if (t > c->t_end)
+		c->t_end = t;
 	if (s->n && util == s->last_util && floor == s->last_floor && pick == s->last_pick)
 		return;
-	fprintf(s->f, "%.6f %.4f %.4f %d\n", (double)(t - c->t0) / 1e9, util / (double)BPFGOV_SCALE,
-		floor / (double)BPFGOV_SCALE, pick == BPFGOV_NO_STATE ? -1 : (int)pick);
 	s->last_util = util;
 	s->last_floor = floor;
 	s->last_pick = pick;
+	tl_row(c, s, t);
 	s->n++;
 }
 
@@ -261,6 +279,8 @@ static int timeline(const char *in, const char *out, const char *title, const bo
 		goto out;
 	}
 	for (cpu = 0; cpu < BPFGOV_MAX_CPUS; cpu++) {
+		if (c.s[cpu].f)
+			tl_close(&c, &c.s[cpu]);
 		if (c.s[cpu].f && fclose(c.s[cpu].f) && !err)
 			err = -errno;
 		c.s[cpu].f = NULL;

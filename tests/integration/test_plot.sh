@@ -35,6 +35,9 @@ check "  ... is a PNG image" is_png "$P/periodic.png"
 check "timeline of a two-CPU trace as SVG" "$GOV" -q plot timeline "$P/pingpong.trace" -o "$P/pingpong.svg"
 check "  ... has a panel per CPU" bash -c "grep -q '>CPU 0<' '$P/pingpong.svg' && grep -q '>CPU 1<' '$P/pingpong.svg'"
 check "  ... draws util, floor and idle pick" bash -c "grep -q '>util<' '$P/pingpong.svg' && grep -q '>floor<' '$P/pingpong.svg' && grep -q '>idle pick<' '$P/pingpong.svg'"
+# Ping-pong settles within milliseconds; its lines still run to the end of
+# the 2 s trace (the time axis reaches 2, ticks 1.8 and 2 exist).
+check "  ... a steady CPU runs to the end of the trace" bash -c "grep -q '> 1.8</text>' '$P/pingpong.svg' && grep -q '> 2</text>' '$P/pingpong.svg'"
 check "--cpu 1 draws only CPU 1" "$GOV" -q plot timeline "$P/pingpong.trace" --cpu 1 -o "$P/cpu1.svg"
 check "  ... one panel" bash -c "grep -q '>CPU 1<' '$P/cpu1.svg' && ! grep -q '>CPU 0<' '$P/cpu1.svg'"
 check "scatter of every policy from two replays" "$GOV" -q plot scatter "$P/bursty.trace" "$P/pingpong.trace" -o "$P/scatter.svg"

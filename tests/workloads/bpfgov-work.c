@@ -20,7 +20,9 @@
  * Build: gcc -O2 -Wall -Wextra -pthread -o bpfgov-work bpfgov-work.c [-lm]
  * (libm is not needed: only <math.h> macros are used.)
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
