@@ -472,7 +472,7 @@ out:
 
 int cfg_origins_write(const char *dir, const struct gov_config *gc)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char path[PATH_MAX], tmp[PATH_MAX + 8], esc[3 * sizeof(gc->file) + 1];
 	size_t i;
 	FILE *f;
 	int fd, err = 0;
@@ -493,7 +493,11 @@ int cfg_origins_write(const char *dir, const struct gov_config *gc)
 	}
 	fprintf(f, "# bpfgov: where each tunable's value came from (govloader start/set)\n");
 	fprintf(f, "profile %s\n", gc->profile[0] ? gc->profile : "-");
-	fprintf(f, "file %s\n", gc->file[0] ? gc->file : "-");
+	/* the name as one token: a newline in it cannot end the line */
+	if (!gc->file[0] || pct_escape(esc, sizeof(esc), gc->file) < 0)
+		fprintf(f, "file -\n");
+	else
+		fprintf(f, "file %s\n", esc);
 	if (gc->follow_ppd)
 		fprintf(f, "ppd %s\n", gc->ppd_profile[0] ? gc->ppd_profile : "-");
 	for (i = 0; i < tunable_count && i < CFG_MAX_TUNABLES; i++)
@@ -512,7 +516,7 @@ int cfg_origins_write(const char *dir, const struct gov_config *gc)
 
 int cfg_origins_read(const char *dir, struct gov_config *gc)
 {
-	char path[PATH_MAX], line[4200], *nl;
+	char path[PATH_MAX], line[3 * sizeof(gc->file) + 64], *nl;
 	FILE *f;
 	int fd, err = 0;
 
@@ -538,8 +542,9 @@ int cfg_origins_read(const char *dir, struct gov_config *gc)
 			copy_str(gc->ppd_profile, sizeof(gc->ppd_profile),
 				 strcmp(line + 4, "-") ? line + 4 : "");
 		} else if (!strncmp(line, "file ", 5)) {
-			copy_str(gc->file, sizeof(gc->file),
-				 strcmp(line + 5, "-") ? line + 5 : "");
+			if (!strcmp(line + 5, "-") ||
+			    pct_unescape(gc->file, sizeof(gc->file), line + 5, strlen(line + 5)))
+				gc->file[0] = '\0';
 		} else if (!strncmp(line, "origin ", 7)) {
 			char *key = line + 7, *sp = strchr(key, ' ');
 			int i, o;

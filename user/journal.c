@@ -111,26 +111,6 @@ int journal_init(struct journal **out, const char *dir)
 	return 0;
 }
 
-static size_t escape_path(char *dst, size_t size, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t n = 0;
-
-	for (; *s && n + 4 < size; s++) {
-		unsigned char c = *s;
-
-		if (c <= ' ' || c >= 0x7f || c == '%') {
-			dst[n++] = '%';
-			dst[n++] = hex[c >> 4];
-			dst[n++] = hex[c & 15];
-		} else {
-			dst[n++] = c;
-		}
-	}
-	dst[n] = '\0';
-	return n;
-}
-
 /* Finish @line (len bytes, no crc yet) with " crc=XXXXXXXX\n". */
 static size_t seal(char *line, size_t len, size_t size)
 {
@@ -189,7 +169,10 @@ int journal_hook(void *ctx, const struct act_saved *s)
 	line = malloc(LINE_MAX_LEN);
 	if (!line)
 		return -ENOMEM;
-	escape_path(esc, sizeof(esc), s->path);
+	if (pct_escape(esc, sizeof(esc), s->path) < 0) {
+		free(line);
+		return -ENAMETOOLONG;
+	}
 	if (s->is_msr) {
 		n = snprintf(line, LINE_MAX_LEN, "msr cpu=%d reg=%#x val=%#018llx path=%s",
 			     s->cpu, s->msr, (unsigned long long)s->msr_val, esc);
@@ -260,44 +243,6 @@ bool journal_exists(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, GOV_JOURNAL_FILE);
 	return !lstat(path, &st);
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int unescape_path(char *dst, size_t size, const char *s, size_t len)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < len; i++) {
-		int c = (unsigned char)s[i];
-
-		if (c == '%') {
-			int h, l;
-
-			if (i + 2 >= len)
-				return -EINVAL;
-			h = hexval(s[i + 1]);
-			l = hexval(s[i + 2]);
-			if (h < 0 || l < 0)
-				return -EINVAL;
-			c = h << 4 | l;
-			i += 2;
-		}
-		if (!c || n + 1 >= size)
-			return -EINVAL;
-		dst[n++] = c;
-	}
-	dst[n] = '\0';
-	return n ? 0 : -EINVAL;
 }
 
 /* "name=" at *p: the value up to the next blank; advances *p. */
@@ -375,7 +320,7 @@ static int parse_record(const char *s, size_t len, struct journal_entry *e)
 			if (vl != 2 * e->len)
 				return -EINVAL;
 			for (i = 0; i < e->len; i++) {
-				int h = hexval(v[2 * i]), l = hexval(v[2 * i + 1]);
+				int h = hex_digit(v[2 * i]), l = hex_digit(v[2 * i + 1]);
 
 				if (h < 0 || l < 0)
 					return -EINVAL;
@@ -387,7 +332,7 @@ static int parse_record(const char *s, size_t len, struct journal_entry *e)
 	}
 	if (field(&p, end, "path", &v, &vl) || p != end)
 		return -EINVAL;
-	if (unescape_path(e->path, sizeof(e->path), v, vl) || e->path[0] != '/')
+	if (pct_unescape(e->path, sizeof(e->path), v, vl) || e->path[0] != '/')
 		return -EINVAL;
 	return 0;
 }

@@ -159,6 +159,68 @@ int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+int pct_escape(char *dst, size_t size, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (n + 4 > size)
+			return -ENAMETOOLONG;
+		if (c <= ' ' || c >= 0x7f || c == '%') {
+			dst[n++] = '%';
+			dst[n++] = hex[c >> 4];
+			dst[n++] = hex[c & 15];
+		} else {
+			dst[n++] = c;
+		}
+	}
+	if (n >= size)
+		return -ENAMETOOLONG;
+	dst[n] = '\0';
+	return n;
+}
+
+int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int pct_unescape(char *dst, size_t size, const char *s, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		int c = (unsigned char)s[i];
+
+		if (c == '%') {
+			int h, l;
+
+			if (i + 2 >= len)
+				return -EINVAL;
+			h = hex_digit(s[i + 1]);
+			l = hex_digit(s[i + 2]);
+			if (h < 0 || l < 0)
+				return -EINVAL;
+			c = h << 4 | l;
+			i += 2;
+		}
+		if (!c || n + 1 >= size)
+			return -EINVAL;
+		dst[n++] = c;
+	}
+	dst[n] = '\0';
+	return n ? 0 : -EINVAL;
+}
+
 void str_rstrip_copy(char *dst, size_t size, const char *s)
 {
 	size_t n = strlen(s);

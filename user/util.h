@@ -41,6 +41,13 @@ int parse_seconds(const char *s, double *out);
 /* --- strings --- */
 /* Copy @s to @dst without trailing white space (truncated to fit). */
 void str_rstrip_copy(char *dst, size_t size, const char *s);
+/* A string as one blank-free token: bytes <= ' ', >= 0x7f and '%' become
+ * %XX. The length, or -ENAMETOOLONG when it does not fit in @size. */
+int pct_escape(char *dst, size_t size, const char *s);
+/* Back from pct_escape() (@len bytes of @s): 0, or -EINVAL for a bad %XX,
+ * a NUL byte, an empty result or one that does not fit. */
+int pct_unescape(char *dst, size_t size, const char *s, size_t len);
+int hex_digit(char c);		/* 0..15, -1 if not a hex digit */
 /* snprintf that reports truncation: the length, or -ENAMETOOLONG when
  * the result did not fit (@buf then holds the truncated text). */
 int fmt_checked(char *buf, size_t size, const char *fmt, ...)

@@ -35,6 +35,14 @@ srcs() {
 	esac
 }
 
+# Libraries: the loader's own for the harness that links it (as the Makefile).
+libs() {
+	case $1 in
+	args) echo -lbpf -lelf -lz -lm "$(pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)" -lpthread ;;
+	*) echo -lbpf -lelf -lz -lm ;;
+	esac
+}
+
 CFLAGS_FUZZ=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 	     -Iinclude -Iuser -I"$BUILD/bpf" -Wno-unused-command-line-argument)
@@ -47,7 +55,7 @@ for h in "${HARNESSES[@]}"; do
 	work=$OUT/scratch/$h
 	# shellcheck disable=SC2046
 	if ! "$CLANG" "${CFLAGS_FUZZ[@]}" -o "$bin" "tests/fuzz/fuzz_$h.c" $(srcs "$h") \
-		-lbpf -lelf -lz -lm >"$log" 2>&1; then
+		$(libs "$h") >"$log" 2>&1; then
 		not_ok "fuzz_$h: cannot build (clang with libFuzzer: packages clang-14, libclang-rt-14-dev): $(grep -m1 -E 'error' "$log")"
 		continue
 	fi
