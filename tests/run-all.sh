@@ -15,6 +15,11 @@ failed=()
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# The tests leave nothing in the tree: every fixture lives under $BUILD or
+# a mktemp directory. Compared before and after, so local edits are fine.
+tree_state() { git status --porcelain --untracked-files=all 2>/dev/null; }
+tree_before=$(tree_state)
+
 want() { local s; for s in "${suites[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
 # account NAME RC: add the counts of the last run (from $log) to the totals.
@@ -72,6 +77,23 @@ if want vm; then
 	if [ -f tests/vm/run.sh ]; then
 		run "vm" make --no-print-directory check-vm
 	fi
+fi
+
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	echo "== tree"
+	tree_after=$(tree_state)
+	if [ "$tree_after" = "$tree_before" ]; then
+		echo "ok 1 - the tests left no files in the tree outside $BUILD/" >"$log"
+		echo "1 passed, 0 failed" >>"$log"
+	else
+		{
+			echo "not ok 1 - the tests changed the tree outside $BUILD/:"
+			diff <(echo "$tree_before") <(echo "$tree_after") | sed -n 's/^> /#   /p'
+			echo "0 passed, 1 failed"
+		} >"$log"
+	fi
+	cat "$log"
+	account tree 0
 fi
 
 echo
