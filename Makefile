@@ -7,7 +7,11 @@
 BUILD     ?= build
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
-CC        ?= gcc
+# make defines CC itself (cc), so `CC ?= gcc` would never apply: gcc
+# unless the user chose a compiler on the command line or in the environment.
+ifeq ($(origin CC),default)
+CC        := gcc
+endif
 ARCH      := x86
 VMLINUX_DIR ?= vmlinux/$(ARCH)
 RUN_ARGS  ?=
@@ -28,7 +32,10 @@ endif
 # CFLAGS/LDFLAGS are the user's (e.g. sanitizers); the project's own flags
 # are added separately so a command-line CFLAGS does not drop them.
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS = $(CFLAGS) -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+# Warnings are errors with WERROR=1: `make check` sets it, CI=true too.
+WERROR    ?= $(if $(filter true 1,$(CI)),1,0)
+ALL_CFLAGS = $(CFLAGS) -Wall -Wextra -Wno-unused-parameter $(if $(filter 1,$(WERROR)),-Werror) \
+	     -std=gnu11 -D_GNU_SOURCE \
 	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP $(PC_CFLAGS)
 # Libraries found with pkg-config: libmicrohttpd (the /metrics server),
 # libsystemd (sd-bus: following power-profiles-daemon).
@@ -73,6 +80,7 @@ help:
 	@echo "make bench      side-by-side benchmarks, writes docs/BENCHMARKS.md"
 	@echo "make soak       ASan/UBSan + valgrind + a long run, writes docs/SOAK.md"
 	@echo "make V=1 ...    show the commands"
+	@echo "make WERROR=1   warnings are errors (make check and CI=true set it)"
 
 deps:
 	$(Q)bash scripts/deps.sh
@@ -94,9 +102,18 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)sh scripts/fix-skel.sh < $@.tmp > $@
 	$(Q)rm -f $@.tmp
 
+# C objects depend on the compiler and flags they were built with (a
+# WERROR=1 or sanitizer build rebuilds them): the stamp changes with them.
+FLAGS_STAMP := $(BUILD)/cflags.stamp
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS)' > $@
+.PHONY: FORCE
+FORCE:
+
 # User objects include the skeletons: generate them first; -MMD records
 # the real dependencies for the next build.
-$(BUILD)/user/%.o: user/%.c | $(BUILD)/user $(SKELS)
+$(BUILD)/user/%.o: user/%.c $(FLAGS_STAMP) | $(BUILD)/user $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -104,7 +121,7 @@ $(GOVLOADER): $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%.o: tests/unit/%.c | $(BUILD)/tests $(SKELS)
+$(BUILD)/tests/%.o: tests/unit/%.c $(FLAGS_STAMP) | $(BUILD)/tests $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -112,7 +129,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LDLIBS)
 
-$(BUILD)/%: tests/workloads/%.c
+$(BUILD)/%: tests/workloads/%.c $(FLAGS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(BUILD)
 	$(Q)$(CC) $(ALL_CFLAGS) -pthread -o $@ $< -lm
@@ -122,7 +139,7 @@ run: deps
 	./govloader start $(RUN_ARGS)
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory WERROR=1 all
 	$(Q)bash tests/run-all.sh
 
 check-unit: all
