@@ -470,27 +470,12 @@ out:
 
 /* ------------------------------------------------------- origins file */
 
-int cfg_origins_write(const char *dir, const struct gov_config *gc)
+static int fill_origins(FILE *f, void *ctx)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8], esc[3 * sizeof(gc->file) + 1];
+	const struct gov_config *gc = ctx;
+	char esc[3 * sizeof(gc->file) + 1];
 	size_t i;
-	FILE *f;
-	int fd, err = 0;
 
-	if (fmt_checked(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE) < 0 ||
-	    fmt_checked(tmp, sizeof(tmp), "%s.tmp", path) < 0)
-		return -ENAMETOOLONG;
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
 	fprintf(f, "# bpfgov: where each tunable's value came from (govloader start/set)\n");
 	fprintf(f, "profile %s\n", gc->profile[0] ? gc->profile : "-");
 	/* the name as one token: a newline in it cannot end the line */
@@ -503,15 +488,16 @@ int cfg_origins_write(const char *dir, const struct gov_config *gc)
 	for (i = 0; i < tunable_count && i < CFG_MAX_TUNABLES; i++)
 		fprintf(f, "origin %s %s\n", tunable_table[i].name,
 			cfg_origin_name(gc->origin[i]));
-	if (fflush(f) || fsync(fileno(f)))
-		err = -errno;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return 0;
+}
+
+int cfg_origins_write(const char *dir, const struct gov_config *gc)
+{
+	char path[PATH_MAX];
+
+	if (fmt_checked(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE) < 0)
+		return -ENAMETOOLONG;
+	return write_file_atomic(path, 0600, true, fill_origins, (void *)gc);
 }
 
 int cfg_origins_read(const char *dir, struct gov_config *gc)

@@ -510,26 +510,15 @@ static void write_status_json(const struct gov *g, FILE *f)
 	jsonw_destroy(&w);
 }
 
+static int fill_status_json(FILE *f, void *g)
+{
+	write_status_json(g, f);
+	return 0;
+}
+
 static int write_json_file(const struct gov *g, const char *path)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	int fd;
-
-	if (fmt_checked(tmp, sizeof(tmp), "%s.tmp", path) < 0)
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return -errno;
-	}
-	write_status_json(g, f);
-	if (fclose(f))
-		return -errno;
-	return rename(tmp, path) ? -errno : 0;
+	return write_file_atomic(path, 0600, false, fill_status_json, (void *)g);
 }
 
 static void publish_status(const struct gov *g)

@@ -556,37 +556,24 @@ int trace_write(FILE *f, const struct trace *t)
 	return ferror(f) ? -EIO : 0;
 }
 
+static int fill_trace(FILE *f, void *t)
+{
+	return trace_write(f, t);
+}
+
 int trace_save(const char *path, const struct trace *t, char *err, size_t errlen)
 {
-	char tmp[4096];
-	FILE *f = NULL;
 	int ret;
 
 	ret = trace_validate(t, err, errlen);
 	if (ret)
 		return ret;
-	/* Write aside and rename, so a reader never sees half a trace under
-	 * the final name (an interrupted write leaves only the .tmp file). */
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+	/* Written aside and renamed: a reader never sees half a trace under
+	 * the final name. */
+	ret = write_file_atomic(path, 0666, true, fill_trace, (void *)t);
+	if (ret == -ENAMETOOLONG)
 		snprintf(err, errlen, "%s: path too long", path);
-		return -ENAMETOOLONG;
-	}
-	f = fopen(tmp, "we");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(-ret));
-		return ret;
-	}
-	ret = trace_write(f, t);
-	if (fflush(f) || fsync(fileno(f)))
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret) {
-		snprintf(err, errlen, "%s: write failed: %s", path, strerror(-ret));
-		unlink(tmp);
-	}
+	else if (ret)
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-ret));
 	return ret;
 }

@@ -301,6 +301,38 @@ int write_exact(const char *path, const char *buf, size_t len)
 	return err;
 }
 
+int write_file_atomic(const char *path, mode_t mode, bool durable,
+		      int (*fill)(FILE *f, void *ctx), void *ctx)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd, err;
+
+	if (fmt_checked(tmp, sizeof(tmp), "%s.tmp", path) < 0)
+		return -ENAMETOOLONG;
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	err = fill(f, ctx);
+	if ((fflush(f) || (durable && fsync(fileno(f)))) && !err)
+		err = -errno;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 bool path_exists(const char *path)
 {
 	struct stat st;

@@ -14,6 +14,8 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 /* --- reading --- */
 /* A whole small file: its exact bytes in @buf, NUL-terminated; -EFBIG when
@@ -65,6 +67,13 @@ int check_writable(const char *path);
 /* Replace the content of an existing file with exactly @len bytes, in one
  * write(2) as sysfs wants it (check_writable() first, O_NOFOLLOW). */
 int write_exact(const char *path, const char *buf, size_t len);
+
+/* Replace @path as a whole: @fill writes "<path>.tmp" (a stale one is
+ * removed first; created O_EXCL | O_NOFOLLOW with @mode, less the umask),
+ * which is then renamed over @path, so a reader never sees half a file.
+ * @durable: fsync before the rename. 0 or -errno (the .tmp is removed). */
+int write_file_atomic(const char *path, mode_t mode, bool durable,
+		      int (*fill)(FILE *f, void *ctx), void *ctx);
 
 /* --- files --- */
 bool path_exists(const char *path);

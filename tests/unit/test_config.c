@@ -25,6 +25,7 @@
 #include "config.h"
 #include "log.h"
 #include "tunables.h"
+#include "unit_tmpdir.h"
 
 #pragma GCC diagnostic ignored "-Wunused-parameter"	/* cmocka's void **state */
 
@@ -197,8 +198,6 @@ static void test_profiles(void **state)
 	assert_null(cfg_profile_find(NULL));
 }
 
-static char tmpdir[64];
-
 static const char *write_conf(const char *name, const char *text)
 {
 	static char path[PATH_MAX];
@@ -362,20 +361,6 @@ static void test_origins_file(void **state)
 	assert_int_equal(cfg_origin_parse("bogus"), -EINVAL);
 }
 
-static int setup(void **state)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bpfgov-cfg-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,5 +373,5 @@ int main(void)
 		cmocka_unit_test(test_origins_file),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -18,26 +18,10 @@
 #include "replay.h"
 #include "replay_judge.h"
 #include "trace.h"
+#include "unit_tmpdir.h"
 
 #define US 1000ull
 #define MS 1000000ull
-
-static char tmpdir[] = "/tmp/bpfgov-test-replay-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* Three physical states, no polling: C1 2/2 us, C2 10/20 us, C3 50/100 us. */
 static void three_states(struct ref_states *rs)
@@ -886,5 +870,5 @@ int main(void)
 		cmocka_unit_test(test_judge_verdict),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

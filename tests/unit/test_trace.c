@@ -14,23 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "trace.h"
-
-static char tmpdir[] = "/tmp/bpfgov-test-trace-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+#include "unit_tmpdir.h"
 
 static void path_of(char *buf, size_t len, const char *name)
 {
@@ -348,5 +332,5 @@ int main(void)
 		cmocka_unit_test(test_v2),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
