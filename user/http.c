@@ -25,6 +25,7 @@
 #include <microhttpd.h>
 #include "log.h"
 #include "metrics.h"
+#include "util.h"
 
 #define HTTP_MAX_CONN		16
 #define HTTP_MAX_PER_IP		8
@@ -53,10 +54,7 @@ struct met_server {
 
 static time_t mono_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return mono_ns() / 1000000000ull;
 }
 
 int met_listen_parse(const char *s, void *ss_, unsigned int *len)

@@ -26,6 +26,7 @@
 #include <systemd/sd-bus.h>
 #include "log.h"
 #include "ppd.h"
+#include "util.h"
 
 #define PPD_BUS_NAME	"net.hadess.PowerProfiles"
 #define PPD_PATH	"/net/hadess/PowerProfiles"
@@ -229,11 +230,8 @@ static void *listener(void *arg)
 		pf[1].events = POLLIN;
 		timeout = -1;
 		if (sd_bus_get_timeout(p->bus, &usec) > 0 && usec != UINT64_MAX) {
-			struct timespec ts;
-			uint64_t now;
+			uint64_t now = mono_ns() / 1000;
 
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			now = ts.tv_sec * 1000000ull + ts.tv_nsec / 1000;
 			timeout = usec > now ? (int)((usec - now + 999) / 1000) : 0;
 		}
 		r = poll(pf, 2, timeout);
