@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,31 +28,24 @@ static const char metrics_usage[] =
 "  --pin-root DIR      where the maps are pinned (" DEFAULT_PIN_ROOT ")\n"
 "  -v, -q              more / less output\n";
 
+struct text {
+	const char *buf;
+	size_t len;
+};
+
+static int fill_text(FILE *f, void *ctx)
+{
+	const struct text *t = ctx;
+
+	return fwrite(t->buf, 1, t->len, f) == t->len ? 0 : -EIO;
+}
+
 /* Temp file beside @path, fsync'ed, 0644, renamed over it. */
 static int write_atomic(const char *path, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	int fd, err;
+	struct text t = { buf, len };
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dirname(dir),
-		     strrchr(path, '/') ? strrchr(path, '/') + 1 : path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = write_full(fd, buf, len);
-	if (!err && (fchmod(fd, 0644) || fsync(fd)))
-		err = -errno;
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	else
-		fsync_dir(dir);
-	return err;
+	return write_file_atomic(path, 0644, true, fill_text, &t);
 }
 
 int do_metrics(int argc, char **argv)

@@ -570,7 +570,7 @@ int trace_save(const char *path, const struct trace *t, char *err, size_t errlen
 		return ret;
 	/* Written aside and renamed: a reader never sees half a trace under
 	 * the final name. */
-	ret = write_file_atomic(path, 0666, true, fill_trace, (void *)t);
+	ret = write_file_atomic(path, 0644, true, fill_trace, (void *)t);
 	if (ret == -ENAMETOOLONG)
 		snprintf(err, errlen, "%s: path too long", path);
 	else if (ret)

@@ -2,6 +2,7 @@
 /* The one helper module of govloader (util.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -304,14 +305,16 @@ int write_exact(const char *path, const char *buf, size_t len)
 int write_file_atomic(const char *path, mode_t mode, bool durable,
 		      int (*fill)(FILE *f, void *ctx), void *ctx)
 {
-	char tmp[4096];
+	const char *base = strrchr(path, '/');
+	char tmp[PATH_MAX], dir[PATH_MAX];
 	FILE *f;
 	int fd, err;
 
-	if (fmt_checked(tmp, sizeof(tmp), "%s.tmp", path) < 0)
+	base = base ? base + 1 : path;
+	if (fmt_checked(dir, sizeof(dir), "%.*s", (int)(base - path), path) < 0 ||
+	    fmt_checked(tmp, sizeof(tmp), "%s.%s.XXXXXX", dir, base) < 0)
 		return -ENAMETOOLONG;
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -322,7 +325,7 @@ int write_file_atomic(const char *path, mode_t mode, bool durable,
 		return err;
 	}
 	err = fill(f, ctx);
-	if ((fflush(f) || (durable && fsync(fileno(f)))) && !err)
+	if ((fflush(f) || fchmod(fd, mode) || (durable && fsync(fd))) && !err)
 		err = -errno;
 	if (fclose(f) && !err)
 		err = -errno;
@@ -330,6 +333,8 @@ int write_file_atomic(const char *path, mode_t mode, bool durable,
 		err = -errno;
 	if (err)
 		unlink(tmp);
+	else if (durable)
+		fsync_dir(dir[0] ? dir : ".");
 	return err;
 }
 

@@ -68,10 +68,10 @@ int check_writable(const char *path);
  * write(2) as sysfs wants it (check_writable() first, O_NOFOLLOW). */
 int write_exact(const char *path, const char *buf, size_t len);
 
-/* Replace @path as a whole: @fill writes "<path>.tmp" (a stale one is
- * removed first; created O_EXCL | O_NOFOLLOW with @mode, less the umask),
- * which is then renamed over @path, so a reader never sees half a file.
- * @durable: fsync before the rename. 0 or -errno (the .tmp is removed). */
+/* Replace @path as a whole: @fill writes a new private temp file beside it
+ * (".<name>.XXXXXX"), which gets @mode and is renamed over @path, so a
+ * reader never sees half a file. @durable: the file is fsync'ed before the
+ * rename and the directory after it. 0 or -errno (the temp file removed). */
 int write_file_atomic(const char *path, mode_t mode, bool durable,
 		      int (*fill)(FILE *f, void *ctx), void *ctx);
 
