@@ -6,6 +6,11 @@
 
 BUILD     ?= build
 CLANG     ?= clang
+# The sched_ext scheduler uses the scx project's headers (include/scx/),
+# whose compat wrappers need a clang that emits BTF for every extern kfunc
+# it calls (bookworm's clang-14 drops some; scripts/deps.sh installs
+# clang-19), and BPF ISA v3 (32-bit atomics in the exit-info record).
+SCX_CLANG ?= $(firstword $(shell command -v clang-19 clang-18 clang-17 clang-16 2>/dev/null) $(CLANG))
 BPFTOOL   ?= bpftool
 # make defines CC itself (cc), so `CC ?= gcc` would never apply: gcc
 # unless the user chose a compiler on the command line or in the environment.
@@ -90,7 +95,11 @@ $(BUILD)/bpf $(BUILD)/user $(BUILD)/tests:
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c | $(BUILD)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(BPF_CC) $(BPF_CFLAGS) -c $< -o $@
+
+BPF_CC := $(CLANG)
+$(BUILD)/bpf/bpfgov_scx.bpf.o: BPF_CC := $(SCX_CLANG)
+$(BUILD)/bpf/bpfgov_scx.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 # `bpftool gen object` links and strips DWARF (the skeleton embeds the
 # object); scripts/fix-skel.sh adapts what bpftool 7.5 emits to libbpf 1.4

@@ -23,49 +23,23 @@
  * changed, which the core already filters through its deadband and rate
  * limit: unfiltered updates wake the schedutil kthread needlessly.
  *
- * Portability: every kfunc is __ksym __weak and guarded by
- * bpf_ksym_exists(), with the pre-6.13 names as fallbacks; missing ops
- * fields are handled by the loader (user/scx.c).  ops.exit records the
- * exit info in .bss for the loader and as an EXIT record in the ring.
+ * Placement of pinned tasks: a task that can only run on one CPU never
+ * goes through select_cpu(); when its CPU is idle it is inserted straight
+ * into that CPU's local DSQ from enqueue() (the kernel then wakes the CPU),
+ * instead of the shared queue plus a kick.  A cross-CPU ping-pong between
+ * two pinned threads thus costs one wake-up per hop, as under the default
+ * scheduler.
+ *
+ * Portability: kfuncs, their older names and the exit-info record come
+ * from the scx project's own headers (include/scx/, vendored from the
+ * kernel's tools/sched_ext/include at the version the VM tests run);
+ * missing ops fields are handled by the loader (user/scx.c).  ops.exit
+ * records the exit info (UEI_RECORD) and an EXIT record in the ring.
  */
-#define BPF_NO_KFUNC_PROTOTYPES
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
+#include <scx/common.bpf.h>	/* the scx project's kfuncs, compat wrappers, exit info */
 #include "bpfgov_common.bpf.h"
 
 /* LICENSE comes from bpfgov_common.bpf.h. */
-
-#ifndef BPF_STRUCT_OPS
-#define BPF_STRUCT_OPS(name, args...) \
-	SEC("struct_ops/" #name) BPF_PROG(name, ##args)
-#endif
-#ifndef BPF_STRUCT_OPS_SLEEPABLE
-#define BPF_STRUCT_OPS_SLEEPABLE(name, args...) \
-	SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
-#endif
-
-/* kfuncs.  Current names first, then the 6.12 names they replaced. */
-extern s32 scx_bpf_create_dsq(u64 dsq_id, s32 node) __ksym __weak;
-extern s32 scx_bpf_select_cpu_dfl(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
-				  bool *is_idle) __ksym __weak;
-extern void scx_bpf_dsq_insert(struct task_struct *p, u64 dsq_id, u64 slice,
-			       u64 enq_flags) __ksym __weak;
-extern void scx_bpf_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slice,
-				     u64 vtime, u64 enq_flags) __ksym __weak;
-extern bool scx_bpf_dsq_move_to_local(u64 dsq_id) __ksym __weak;
-extern void scx_bpf_dispatch(struct task_struct *p, u64 dsq_id, u64 slice,
-			     u64 enq_flags) __ksym __weak;
-extern void scx_bpf_dispatch_vtime(struct task_struct *p, u64 dsq_id, u64 slice,
-				   u64 vtime, u64 enq_flags) __ksym __weak;
-extern bool scx_bpf_consume(u64 dsq_id) __ksym __weak;
-extern s32 scx_bpf_dsq_nr_queued(u64 dsq_id) __ksym __weak;
-extern s32 scx_bpf_pick_idle_cpu(const struct cpumask *cpus_allowed, u64 flags) __ksym __weak;
-extern void scx_bpf_kick_cpu(s32 cpu, u64 flags) __ksym __weak;
-extern void scx_bpf_cpuperf_set(s32 cpu, u32 perf) __ksym __weak;
-extern s32 scx_bpf_task_cpu(const struct task_struct *p) __ksym __weak;
-extern void scx_bpf_error_bstr(char *fmt, unsigned long long *data, u32 data__sz) __ksym __weak;
 
 #define SHARED_DSQ	0
 #define SLICE_NS	(5ULL * 1000 * 1000)	/* default slice */
@@ -75,12 +49,8 @@ extern void scx_bpf_error_bstr(char *fmt, unsigned long long *data, u32 data__sz
  * tick raises a BPF-side error so the kernel ejects the scheduler. */
 __u32 scx_test_error;
 
-/* Exit info, copied out of struct scx_exit_info by ops.exit. */
-__s32 scx_exit_kind;
-__s64 scx_exit_code;
-__u32 scx_exited;
-char scx_exit_reason[128];
-char scx_exit_msg[1024];
+/* Exit info for the loader (user_exit_info.h). */
+UEI_DEFINE(uei);
 
 /* Counters the loader prints; not per-CPU: contention is irrelevant next to
  * the cost of a context switch under TCG, and races only lose counts. */
@@ -165,31 +135,12 @@ static __always_inline bool vtime_before(u64 a, u64 b)
 	return (s64)(a - b) < 0;
 }
 
-static __always_inline void insert_local(struct task_struct *p, u64 slice, u64 enq_flags)
-{
-	if (bpf_ksym_exists(scx_bpf_dsq_insert))
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice, enq_flags);
-	else if (bpf_ksym_exists(scx_bpf_dispatch))
-		scx_bpf_dispatch(p, SCX_DSQ_LOCAL, slice, enq_flags);
-}
-
-static __always_inline void insert_shared(struct task_struct *p, u64 slice, u64 vtime,
-					  u64 enq_flags)
-{
-	if (bpf_ksym_exists(scx_bpf_dsq_insert_vtime))
-		scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, slice, vtime, enq_flags);
-	else if (bpf_ksym_exists(scx_bpf_dispatch_vtime))
-		scx_bpf_dispatch_vtime(p, SHARED_DSQ, slice, vtime, enq_flags);
-}
-
 /* Shorter slices when more tasks wait than there are CPUs. */
 static __always_inline u64 task_slice(void)
 {
-	s32 queued = 0;
+	s32 queued = scx_bpf_dsq_nr_queued(SHARED_DSQ);
 	u64 n;
 
-	if (bpf_ksym_exists(scx_bpf_dsq_nr_queued))
-		queued = scx_bpf_dsq_nr_queued(SHARED_DSQ);
 	n = nr_cpus ? nr_cpus : 1;
 	if (queued <= (s32)n)
 		return SLICE_NS;
@@ -212,7 +163,8 @@ static __always_inline void perf_follow(s32 cpu)
 	struct bpfgov_cpu_state *s;
 	__u32 perf, idx;
 
-	if (scx_sched_only || !bpf_ksym_exists(scx_bpf_cpuperf_set) || cpu < 0 || cpu >= BPFGOV_MAX_CPUS)
+	if (scx_sched_only || !bpf_ksym_exists(scx_bpf_cpuperf_set) || cpu < 0 ||
+	    cpu >= BPFGOV_MAX_CPUS)
 		return;
 	s = gov_cpu((__u32)cpu);
 	if (!s)
@@ -237,26 +189,19 @@ static __always_inline void perf_follow(s32 cpu)
  * CPU is the wrong answer there, and scx_bpf_cpuperf_set() on it is an
  * error ("Invalid target CPU").
  */
-static __always_inline s32 task_cpu_of(const struct task_struct *p)
-{
-	if (bpf_ksym_exists(scx_bpf_task_cpu))
-		return scx_bpf_task_cpu(p);
-	return BPF_CORE_READ(p, thread_info.cpu);
-}
+#define task_cpu_of(p)	scx_bpf_task_cpu(p)
 
 s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	bool is_idle = false;
 	s32 cpu;
 
-	if (!bpf_ksym_exists(scx_bpf_select_cpu_dfl))
-		return prev_cpu;
 	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
 	if (is_idle) {
 		/* The picker claimed an idle CPU: run there without queueing. */
 		if (!scx_sched_only)
 			stamp_wake(cpu);
-		insert_local(p, SLICE_NS, 0);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SLICE_NS, 0);
 		__sync_fetch_and_add(&scx_nr_local, 1);
 	}
 	return cpu;
@@ -267,25 +212,42 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	u64 vtime = p->scx.dsq_vtime;
 	s32 cpu;
 
+	/*
+	 * Pinned and its CPU idle: straight to that CPU (select_cpu() is not
+	 * called for a task with one allowed CPU).  Claiming the idle bit
+	 * keeps another waker from picking the same CPU meanwhile.
+	 */
+	if (p->nr_cpus_allowed == 1) {
+		cpu = scx_bpf_task_cpu(p);
+		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+			if (!scx_sched_only)
+				stamp_wake(cpu);
+			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SLICE_NS, enq_flags);
+			__sync_fetch_and_add(&scx_nr_local, 1);
+			return;
+		}
+	}
+
 	/* A sleeper keeps at most one slice of credit. */
 	if (vtime_before(vtime, vtime_now - SLICE_NS))
 		vtime = vtime_now - SLICE_NS;
-	insert_shared(p, task_slice(), vtime, enq_flags);
+	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, task_slice(), vtime, enq_flags);
 	__sync_fetch_and_add(&scx_nr_shared, 1);
 
 	/*
 	 * Tasks that did not pass through select_cpu (preempted, re-enqueued,
 	 * woken with a CPU already chosen) would otherwise wait for a busy
-	 * CPU's next dispatch while another CPU idles.
+	 * CPU's next dispatch while another CPU idles.  A pinned task's only
+	 * CPU is busy here (checked above): nothing to kick.
 	 */
-	if (bpf_ksym_exists(scx_bpf_pick_idle_cpu) && bpf_ksym_exists(scx_bpf_kick_cpu)) {
-		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-		if (cpu >= 0) {
-			if (!scx_sched_only)
-				stamp_wake(cpu);
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-			__sync_fetch_and_add(&scx_nr_kicks, 1);
-		}
+	if (p->nr_cpus_allowed == 1)
+		return;
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (cpu >= 0) {
+		if (!scx_sched_only)
+			stamp_wake(cpu);
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		__sync_fetch_and_add(&scx_nr_kicks, 1);
 	}
 }
 
@@ -293,10 +255,7 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 {
 	/* If the shared DSQ is empty and prev is still runnable, the kernel
 	 * keeps prev running with a refilled slice. */
-	if (bpf_ksym_exists(scx_bpf_dsq_move_to_local))
-		scx_bpf_dsq_move_to_local(SHARED_DSQ);
-	else if (bpf_ksym_exists(scx_bpf_consume))
-		scx_bpf_consume(SHARED_DSQ);
+	scx_bpf_dsq_move_to_local(SHARED_DSQ, 0);
 }
 
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
@@ -344,12 +303,8 @@ void BPF_STRUCT_OPS(bpfgov_tick, struct task_struct *p)
 	s32 cpu = task_cpu_of(p);	/* == this CPU: ticks are local */
 
 	if (scx_test_error) {
-		static char fmt[] = "test-only error requested (cpu %d)";
-		unsigned long long data[1] = { cpu };
-
 		scx_test_error = 0;
-		if (bpf_ksym_exists(scx_bpf_error_bstr))
-			scx_bpf_error_bstr(fmt, data, sizeof(data));
+		scx_bpf_error("test-only error requested (cpu %d)", cpu);
 		return;
 	}
 	if (scx_sched_only)
@@ -384,30 +339,19 @@ void BPF_STRUCT_OPS(bpfgov_enable, struct task_struct *p)
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(bpfgov_init)
 {
-	if (!bpf_ksym_exists(scx_bpf_create_dsq))
-		return -95;	/* -EOPNOTSUPP */
 	return scx_bpf_create_dsq(SHARED_DSQ, -1);
 }
 
 void BPF_STRUCT_OPS(bpfgov_exit, struct scx_exit_info *ei)
 {
-	scx_exit_kind = BPF_CORE_READ(ei, kind);
-	scx_exit_code = BPF_CORE_READ(ei, exit_code);
-	bpf_probe_read_kernel_str(scx_exit_reason, sizeof(scx_exit_reason),
-				  BPF_CORE_READ(ei, reason));
-	bpf_probe_read_kernel_str(scx_exit_msg, sizeof(scx_exit_msg), BPF_CORE_READ(ei, msg));
-	asm volatile("" ::: "memory");	/* reason/msg before the flag */
-	scx_exited = 1;
-	{
-		__u32 cpu = bpf_get_smp_processor_id();
-		struct bpfgov_cpu_state *s = gov_cpu(cpu);
-		struct bpfgov_config *c = gov_cfg();
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	struct bpfgov_config *c = gov_cfg();
 
-		/* Tell the readers of `events`/`tap` too: reason = exit kind. */
-		if (s && c)
-			gov_decision(s, c, cpu, BPFGOV_EV_EXIT, (__u32)scx_exit_kind,
-				     bpf_ktime_get_ns());
-	}
+	UEI_RECORD(uei, ei);
+	/* Tell the readers of `events`/`tap` too: reason = exit kind. */
+	if (s && c)
+		gov_decision(s, c, cpu, BPFGOV_EV_EXIT, (__u32)uei.kind, bpf_ktime_get_ns());
 }
 
 SEC(".struct_ops.link")

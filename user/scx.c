@@ -6,11 +6,14 @@
  * rather than through the skeleton: the bpftool 7.5 skeleton's automatic
  * struct_ops attach needs libbpf >= 1.5 and scripts/fix-skel.sh removes it.
  *
- * Kernel differences are handled before load: ops members the running
- * kernel's struct sched_ext_ops lacks are cleared (libbpf skips zeroed
- * members it cannot find) and their programs not loaded; ops flags the
- * kernel does not know are dropped, except SWITCH_PARTIAL, which was asked
- * for explicitly and is an error to lose.
+ * Kernel differences are handled before load with the scx project's own
+ * helpers (include/scx/compat.h): the enums the BPF side reads are filled
+ * from the running kernel's BTF (SCX_ENUM_INIT), ops flags are read from
+ * it too (a flag the kernel lacks reads as 0; SWITCH_PARTIAL missing is an
+ * error, it was asked for explicitly), and ops members the kernel's struct
+ * sched_ext_ops lacks are cleared (libbpf skips zeroed members it cannot
+ * find) and their programs not loaded.  The exit info is the scx
+ * user_exit_info record (UEI_*).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,13 +26,13 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include <scx/common.h>
 #include "scx.h"
 #include "util.h"
 #include "bpfgov_scx.skel.h"
 
 #define SCX_SYSFS		"/sys/kernel/sched_ext"
-#define OPS_KEEP_BUILTIN_IDLE	1ULL
-#define OPS_SWITCH_PARTIAL	8ULL
+#define KERNEL_BTF		"/sys/kernel/btf/vmlinux"
 
 struct scx_ctx {
 	struct bpfgov_scx *skel;
@@ -69,95 +72,34 @@ static int wait_state(const char *want, int timeout_ms)
 	}
 }
 
-static const struct btf_type *kernel_ops_type(struct btf **btfp)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	int id;
-
-	*btfp = NULL;
-	if (!btf)
-		return NULL;
-	id = btf__find_by_name_kind(btf, "sched_ext_ops", BTF_KIND_STRUCT);
-	if (id < 0) {
-		btf__free(btf);
-		return NULL;
-	}
-	*btfp = btf;
-	return btf__type_by_id(btf, id);
-}
-
 int scx_supported(void)
 {
-	struct btf *btf;
-
-	if (access(SCX_SYSFS "/state", R_OK))
+	/* compat.h's BTF helpers abort without a kernel BTF: check first. */
+	if (access(SCX_SYSFS "/state", R_OK) || access(KERNEL_BTF, R_OK))
 		return 0;
-	if (!kernel_ops_type(&btf))
-		return 0;
-	btf__free(btf);
-	return 1;
-}
-
-static bool has_member(struct btf *btf, const struct btf_type *t, const char *name)
-{
-	const struct btf_member *m = btf_members(t);
-
-	for (int i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), name))
-			return true;
-	return false;
-}
-
-/* OR of the kernel's enum scx_ops_flags values (0 when not found). */
-static unsigned long long kernel_ops_flags(struct btf *btf)
-{
-	unsigned long long all = 0;
-	int id = btf__find_by_name_kind(btf, "scx_ops_flags", BTF_KIND_ENUM);
-	const struct btf_type *t;
-
-	if (id < 0)
-		id = btf__find_by_name_kind(btf, "scx_ops_flags", BTF_KIND_ENUM64);
-	if (id < 0)
-		return 0;
-	t = btf__type_by_id(btf, id);
-	if (btf_is_enum(t)) {
-		const struct btf_enum *e = btf_enum(t);
-
-		for (int i = 0; i < btf_vlen(t); i++, e++) {
-			const char *n = btf__name_by_offset(btf, e->name_off);
-
-			if (!strncmp(n, "SCX_OPS_", 8) && strcmp(n, "SCX_OPS_ALL_FLAGS"))
-				all |= (unsigned int)e->val;
-		}
-	} else {
-		const struct btf_enum64 *e = btf_enum64(t);
-
-		for (int i = 0; i < btf_vlen(t); i++, e++) {
-			const char *n = btf__name_by_offset(btf, e->name_off);
-
-			if (!strncmp(n, "SCX_OPS_", 8) && strcmp(n, "SCX_OPS_ALL_FLAGS"))
-				all |= btf_enum64_value(e);
-		}
-	}
-	return all;
+	return __COMPAT_struct_has_field("sched_ext_ops", "dispatch");
 }
 
 struct scx_ctx *scx_open(const struct scx_opts *o)
 {
 	struct scx_opts dflt = { 0 };
 	struct scx_ctx *c;
-	struct btf *btf = NULL;
-	const struct btf_type *kt;
 	unsigned int ncpu;
+	long hseq;
 	int err = 0;
 
 	if (!o)
 		o = &dflt;
+	if (!scx_supported()) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	{
-		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = o->pin_root);
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = o->pin_root,
+			    .btf_custom_path = o->btf_path);
 
 		c->skel = bpfgov_scx__open_opts(&oo);
 	}
@@ -165,6 +107,12 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 		err = -errno;
 		goto fail;
 	}
+	/* What SCX_OPS_OPEN() does, without its exit() on failure. */
+	hseq = scx_hotplug_seq();
+	if (hseq >= 0)
+		c->skel->struct_ops.bpfgov_ops->hotplug_seq = hseq;
+	SCX_ENUM_INIT(c->skel);
+
 	/* Same sizing as tracepoint mode, so pinned maps are interchangeable. */
 	ncpu = o->nr_cpus ? o->nr_cpus : (unsigned int)libbpf_num_possible_cpus();
 	c->skel->rodata->nr_cpus = ncpu;
@@ -172,12 +120,6 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 	c->skel->rodata->scx_sched_only = o->sched_only;
 	if (o->timeout_ms)
 		c->skel->struct_ops.bpfgov_ops->timeout_ms = o->timeout_ms;
-
-	kt = kernel_ops_type(&btf);
-	if (!kt) {
-		err = -EOPNOTSUPP;
-		goto fail;
-	}
 	{
 		typeof(c->skel->struct_ops.bpfgov_ops) ops = c->skel->struct_ops.bpfgov_ops;
 		struct { const char *name; struct bpf_program **slot; } hooks[] = {
@@ -187,31 +129,30 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 			{ "update_idle", &ops->update_idle }, { "enable", &ops->enable },
 			{ "init", &ops->init }, { "exit", &ops->exit },
 		};
-		unsigned long long known = kernel_ops_flags(btf);
 
 		for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
-			if (!*hooks[i].slot || has_member(btf, kt, hooks[i].name))
+			if (!*hooks[i].slot ||
+			    __COMPAT_struct_has_field("sched_ext_ops", hooks[i].name))
 				continue;
 			fprintf(stderr, "scx: kernel's sched_ext_ops has no %s, running without it\n",
 				hooks[i].name);
 			bpf_program__set_autoload(*hooks[i].slot, false);
 			*hooks[i].slot = NULL;
 		}
-		if (o->partial)
-			ops->flags |= OPS_SWITCH_PARTIAL;
-		if (known && (ops->flags & ~known)) {
-			if (ops->flags & ~known & OPS_SWITCH_PARTIAL) {
+		/* update_idle() would turn off the built-in idle tracking
+		 * that scx_bpf_select_cpu_dfl() needs, unless we keep it. */
+		ops->flags = SCX_OPS_KEEP_BUILTIN_IDLE;
+		if (o->partial) {
+			if (!SCX_OPS_SWITCH_PARTIAL) {
 				fprintf(stderr, "scx: kernel does not support SCX_OPS_SWITCH_PARTIAL\n");
 				err = -EOPNOTSUPP;
 				goto fail;
 			}
-			ops->flags &= known;
+			ops->flags |= SCX_OPS_SWITCH_PARTIAL;
 		}
 	}
-	btf__free(btf);
 	return c;
 fail:
-	btf__free(btf);
 	scx_close(c);
 	errno = -err;
 	return NULL;
@@ -224,7 +165,10 @@ struct bpf_object *scx_obj(struct scx_ctx *c)
 
 int scx_load(struct scx_ctx *c)
 {
-	int err = bpfgov_scx__load(c->skel);
+	int err;
+
+	UEI_SET_SIZE(c->skel, bpfgov_ops, uei);
+	err = bpfgov_scx__load(c->skel);
 
 	if (!err)
 		c->loaded = true;
@@ -257,20 +201,17 @@ int scx_attach(struct scx_ctx *c)
 
 int scx_exited(struct scx_ctx *c, struct scx_exit *e)
 {
-	volatile struct bpfgov_scx__bss *b;
+	const struct user_exit_info *u;
 
-	if (!c || !c->skel || !c->skel->bss)
+	if (!c || !c->skel || !c->skel->data || !UEI_EXITED(c->skel, uei))
 		return 0;
-	b = c->skel->bss;
-	if (!b->scx_exited)
-		return 0;
-	__sync_synchronize();
+	u = &c->skel->data->uei;
 	if (e) {
 		memset(e, 0, sizeof(*e));
-		e->kind = b->scx_exit_kind;
-		e->code = b->scx_exit_code;
-		memcpy(e->reason, (const void *)b->scx_exit_reason, sizeof(e->reason) - 1);
-		memcpy(e->msg, (const void *)b->scx_exit_msg, sizeof(e->msg) - 1);
+		e->kind = u->kind;
+		e->code = u->exit_code;
+		memcpy(e->reason, u->reason, sizeof(e->reason) - 1);
+		memcpy(e->msg, u->msg, sizeof(e->msg) - 1);
 	}
 	return 1;
 }

@@ -33,6 +33,8 @@ struct scx_opts {
 				 * nr_cpus rodata and cpu_state's size */
 	const char *pin_root;	/* pin_root_path for the LIBBPF_PIN_BY_NAME
 				 * maps (NULL: libbpf's /sys/fs/bpf) */
+	const char *btf_path;	/* btf_custom_path for CO-RE (NULL: the
+				 * kernel's own BTF) */
 	unsigned int timeout_ms;/* watchdog timeout (0: the object's 10 s) */
 	bool sched_only;	/* bench/test only: schedule, do not govern */
 };
