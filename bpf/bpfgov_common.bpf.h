@@ -181,17 +181,25 @@ static __always_inline void gov_tap(struct bpfgov_cpu_state *s, const struct bpf
 	gov_tap_x(s, c, cpu, kind, reason, now, dur, arg0, 0, 0);
 }
 
-/* A decision changed: to `events` for the actuating loader, and to `tap`. */
+/*
+ * A decision changed: to `events` for the loader, and to `tap`. Only kinds
+ * the loader applies wake it (a wake-up costs the submitting CPU an
+ * irq_work and the loader a context switch); the rest it reads on its
+ * periodic drain. Forced, because an earlier unwoken record leaves the
+ * consumer behind and a plain submit would then not wake it.
+ */
 static __always_inline void gov_decision(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 					 __u32 cpu, __u32 kind, __u32 reason, __u64 now)
 {
+	struct bpfgov_control *ctl = gov_ctl();
 	struct bpfgov_event *e;
 
 	s->dec_seq++;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (e) {
 		gov_fill(e, s, cpu, kind, reason, now, 0, 0);
-		bpf_ringbuf_submit(e, 0);
+		bpf_ringbuf_submit(e, ctl && (ctl->wake_kinds & (1u << kind)) ?
+				   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	} else {
 		s->rb_drops++;
 	}

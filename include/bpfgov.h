@@ -62,7 +62,9 @@ struct bpfgov_control {
 	__u32 loader_pid;		/* the running `govloader start` */
 	__u32 mode;			/* enum bpfgov_mode */
 	__u32 actuating;		/* 1 when decisions are applied to hardware */
-	__u32 pad;
+	__u32 wake_kinds;		/* 1 << BPFGOV_EV_*: `events` records that wake
+					 * the loader at once (it applies them); the
+					 * rest wait for its next periodic drain */
 	__u64 started_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) at start */
 	__u64 last_remote_scan_ns;	/* shared rate limit for remote refreshes */
 };

@@ -322,32 +322,23 @@ static int restore_stale_journal(struct gov *g)
 	return 0;
 }
 
-/* Between open and load: size the per-CPU map and pin every shared map
- * under our root. */
+/* Between open and load: size the per-CPU map. The shared maps are pinned
+ * by name under the pin root given to the open options (pin_root_path). */
 static int prepare_obj(struct gov *g)
 {
-	char path[PATH_MAX];
 	struct bpf_map *m;
-	int i, err;
+	int i;
 
 	m = bpf_object__find_map_by_name(g->obj, "cpu_state");
 	if (!m)
 		return -ENOENT;
-	err = bpf_map__set_max_entries(m, g->nr_cpus);
-	if (err)
-		return err;
 	for (i = 0; gov_pinned_maps[i]; i++) {
-		m = bpf_object__find_map_by_name(g->obj, gov_pinned_maps[i]);
-		if (!m) {
+		if (!bpf_object__find_map_by_name(g->obj, gov_pinned_maps[i])) {
 			pr_warn("BPF object has no map '%s'\n", gov_pinned_maps[i]);
 			return -ENOENT;
 		}
-		snprintf(path, sizeof(path), "%s/%s", g->o->pin_root, gov_pinned_maps[i]);
-		err = bpf_map__set_pin_path(m, path);
-		if (err)
-			return err;
 	}
-	return 0;
+	return bpf_map__set_max_entries(m, g->nr_cpus);
 }
 
 static int map_fd(struct gov *g, const char *name)
@@ -355,6 +346,20 @@ static int map_fd(struct gov *g, const char *name)
 	struct bpf_map *m = bpf_object__find_map_by_name(g->obj, name);
 
 	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+/* The decisions worth waking for at once: those we apply (or, with
+ * --dry-run, log), and the scheduler's exit. The rest are counted on the
+ * periodic drain. */
+static __u32 wake_kinds(const struct gov *g)
+{
+	__u32 k = 1u << BPFGOV_EV_EXIT;
+
+	if (!g->o->no_floor && !act_missing(g->act))
+		k |= 1u << BPFGOV_EV_FLOOR;
+	if (!g->o->no_idle && act_idle_available(g->act))
+		k |= 1u << BPFGOV_EV_PICK;
+	return k;
 }
 
 /* After load, before attach: tunables, control, fresh per-CPU state. */
@@ -381,6 +386,7 @@ static int init_maps(struct gov *g)
 	ctl.loader_pid = (__u32)getpid();
 	ctl.mode = g->mode;
 	ctl.actuating = !g->o->dry_run && act_backend(g->act) != ACT_NONE;
+	ctl.wake_kinds = wake_kinds(g);
 	ctl.started_ns = mono_ns();
 	if (bpf_map_update_elem(g->ctl_fd, &zero, &ctl, BPF_ANY))
 		return -errno;
@@ -430,12 +436,14 @@ static int on_decision(void *ctx, void *data, size_t size)
 	g->last_seq[e->cpu] = e->seq;
 	if (e->kind == BPFGOV_EV_FLOOR) {
 		g->floor_dec++;
-		if (!g->o->no_floor)
-			err = act_set_floor(g->act, e->cpu, e->floor);
+		if (g->o->no_floor)
+			return 0;
+		err = act_set_floor(g->act, e->cpu, e->floor);
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
-		if (!g->o->no_idle)
-			err = act_set_idle(g->act, e->cpu, e->idle_pick, &g->cfg);
+		if (g->o->no_idle)
+			return 0;
+		err = act_set_idle(g->act, e->cpu, e->idle_pick, &g->cfg);
 	} else {
 		return 0;
 	}
@@ -559,6 +567,10 @@ static void unload_bpf(struct gov *g)
 {
 	ring_buffer__free(g->rb);
 	g->rb = NULL;
+	/* Pins outlive the object; remove them so a new load starts fresh
+	 * (the pin root itself stays until the end). */
+	if (g->obj)
+		bpf_object__unpin_maps(g->obj, NULL);
 	if (g->scx) {
 		scx_detach(g->scx);
 		scx_close(g->scx);
@@ -569,22 +581,17 @@ static void unload_bpf(struct gov *g)
 		g->trace = NULL;
 	}
 	g->obj = NULL;
-	/* Pins outlive the object; remove them so a new load starts fresh. */
-	if (g->pins_made)
-		pins_remove(g->o->pin_root);
 }
 
 static int load_bpf(struct gov *g)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = g->o->btf_path);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = g->o->btf_path,
+		    .pin_root_path = g->o->pin_root);
 	int err;
 
-	err = pins_prepare(g->o->pin_root);
-	if (err)
-		return err;
-	g->pins_made = true;
 	if (g->mode == BPFGOV_MODE_SCX) {
-		struct scx_opts so = { .partial = g->o->scx_partial, .nr_cpus = g->nr_cpus };
+		struct scx_opts so = { .partial = g->o->scx_partial, .nr_cpus = g->nr_cpus,
+				       .pin_root = g->o->pin_root, .btf_path = g->o->btf_path };
 
 		g->scx = scx_open(&so);
 		if (!g->scx) {
@@ -754,11 +761,40 @@ static void follow_ppd(struct gov *g)
 	cfg_origins_write(gov_run_dir(), &g->gc);
 }
 
+/*
+ * Wake-up cost samples (tracepoint mode). sched_waking runs on every
+ * wake-up in the system, yet it only stamps the rare wake-up aimed at a
+ * sleeping CPU, and the cost it measures (per idle state, averaged) moves
+ * slowly. So it is attached one second in WAKE_SAMPLE_EVERY: the average
+ * keeps learning, and the other seconds pay nothing. sched_ext mode takes
+ * its stamps in select_cpu/enqueue, which run anyway.
+ */
+#define WAKE_SAMPLE_EVERY	4
+
+static void wake_sampling(struct gov *g, unsigned long sec)
+{
+	struct bpf_link **l;
+	bool want = sec % WAKE_SAMPLE_EVERY == 0;
+
+	if (!g->trace)
+		return;
+	l = &g->trace->links.bpfgov_waking;
+	if (want && !*l) {
+		*l = bpf_program__attach(g->trace->progs.bpfgov_waking);
+		if (!*l)
+			pr_debug("cannot attach sched_waking: %s\n", strerror(errno));
+	} else if (!want && *l) {
+		bpf_link__destroy(*l);
+		*l = NULL;
+	}
+}
+
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 {
 	__u64 next = mono_ns() + 1000000000ull, last_dec = g->decisions, err_at = 0;
+	unsigned long sec = 0;
 	struct scx_exit ex;
 	char buf[1200];
 	int err;
@@ -768,7 +804,17 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 	publish_status(g);
 	set_rt(g);
 	while (!exiting) {
-		err = ring_buffer__poll(g->rb, 100);
+		/* Sleep until a decision to apply, the next summary, the
+		 * deadline or a signal: nothing polls faster than that. */
+		__u64 t = mono_ns(), until = next;
+		int timeout_ms;
+
+		if (err_at && err_at < until)
+			until = err_at;
+		if (deadline && deadline < until)
+			until = deadline;
+		timeout_ms = until > t ? (int)((until - t + 999999) / 1000000) : 0;
+		err = ring_buffer__poll(g->rb, timeout_ms);
 		if (err < 0 && err != -EINTR) {
 			pr_warn("ring buffer poll failed: %s\n", strerror(-err));
 			return err;
@@ -791,6 +837,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			scx_trigger_test_error(g->scx);
 		}
 		if (mono_ns() >= next) {
+			ring_buffer__consume(g->rb);	/* what did not wake us */
 			print_summary(g, (mono_ns() - t0) / 1e9, g->decisions - last_dec);
 			last_dec = g->decisions;
 			if (!g->o->dry_run)
@@ -802,6 +849,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			}
 			publish_status(g);
 			met_update_actuator(g->met, g->act);
+			wake_sampling(g, ++sec);
 			next += 1000000000ull;
 		}
 		if (deadline && mono_ns() >= deadline)
@@ -870,6 +918,7 @@ static int start_main(struct start_opts *o)
 	err = pins_prepare(o->pin_root);
 	if (err)
 		goto cleanup;
+	g.pins_made = true;
 
 	g.last_seq = calloc(g.nr_cpus, sizeof(*g.last_seq));
 	g.lat_ns = calloc(LAT_SAMPLES, sizeof(*g.lat_ns));
@@ -936,6 +985,8 @@ cleanup:
 	ppd_close(g.ppd);
 	met_server_stop(g.met_srv);
 	unload_bpf(&g);
+	if (g.pins_made)
+		pins_remove(o->pin_root);
 	if (g.act) {
 		int n = act_pending(g.act);
 
