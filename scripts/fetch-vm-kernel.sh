@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# fetch-vm-kernel.sh [OUTDIR]
+# fetch-vm-kernel.sh [--source] [OUTDIR]
 #
 # Fetch Debian trixie-backports' cloud kernel (which has
 # CONFIG_SCHED_CLASS_EXT=y) for the sched_ext VM tests, without touching the
@@ -12,12 +12,23 @@
 # extracted package under OUTDIR/pkg/<ver>/.  Prints the kernel version.
 # If OUTDIR/vmlinuz already holds the resolved version, nothing is downloaded.
 #
+# --source: instead, fetch the same suite's linux-source-<major.minor>
+# (~160 MB, for building tools/sched_ext's reference schedulers in
+# `make bench-vm` only), extract its tools/sched_ext into
+# OUTDIR/src/linux-source-<major.minor>/ and print that directory.  Cached:
+# the package and its tarball are deleted after extraction.
+#
 # Environment:
 #   BPFGOV_KERNEL_MIRROR  archive URL (default http://deb.debian.org/debian)
 #   BPFGOV_KERNEL_SUITE   suite (default trixie-backports)
 #   BPFGOV_KERNEL_OFFLINE=1  skip apt update; reuse whatever is cached
 set -euo pipefail
 
+want_source=0
+if [ "${1:-}" = --source ]; then
+	want_source=1
+	shift
+fi
 out=${1:-build/vm}
 mirror=${BPFGOV_KERNEL_MIRROR:-http://deb.debian.org/debian}
 suite=${BPFGOV_KERNEL_SUITE:-trixie-backports}
@@ -64,6 +75,24 @@ if [ -z "$dep" ]; then
 	exit 1
 fi
 ver=${dep#linux-image-}
+
+if [ $want_source = 1 ]; then
+	mm=$(echo "$ver" | sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p')
+	src=$out/src/linux-source-$mm
+	if [ ! -f "$src/tools/sched_ext/scx_simple.bpf.c" ]; then
+		dl=$out/deb
+		mkdir -p "$dl" "$out/src"
+		rm -f "$dl"/*.deb
+		(cd "$dl" && apt-get "${apt_opts[@]}" -qq download "linux-source-$mm" >&2)
+		rm -rf "$out/src/pkg"
+		dpkg -x "$dl"/linux-source-"$mm"_*.deb "$out/src/pkg"
+		tar -xJf "$out/src/pkg/usr/src/linux-source-$mm.tar.xz" -C "$out/src" \
+			"linux-source-$mm/tools/sched_ext"
+		rm -rf "$out/src/pkg" "$dl"/*.deb
+	fi
+	echo "$src"
+	exit 0
+fi
 
 if [ -f "$out/vmlinuz" ] && [ "$(cat "$out/KERNEL_VERSION" 2>/dev/null)" = "$ver" ]; then
 	echo "$ver"

@@ -24,6 +24,11 @@ note_cmd() {
 
 # ---------------------------------------------------------------- numbers
 
+# proc_ticks PID: user + system CPU time of a process, in clock ticks.
+proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo null; }
+# now_s: CLOCK_MONOTONIC-like seconds with a fraction (uptime).
+now_s() { cut -d' ' -f1 /proc/uptime; }
+
 # median of numbers given as arguments (empty -> null)
 median() {
 	printf '%s\n' "$@" | jq -s 'map(select(. != null)) | sort |

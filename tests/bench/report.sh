@@ -40,8 +40,27 @@ goal_rows() {
 	verdict() { if [ "$1" = null ]; then echo "not measured"; elif [ "$2" = 1 ]; then echo met; else echo "not met"; fi; }
 
 	v=$(j overhead.json .ratio_median)
-	printf 'overhead: ping-pong ratio loaded/not loaded >= 0.99\t%s (median of %s rounds)\t%s\n' \
+	printf 'overhead: ping-pong at 0 us ratio loaded/not loaded >= 0.97\t%s (median of %s rounds)\t%s\n' \
+		"$(fmt "$v" 4)" "$(j overhead.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.97 && echo 1)")"
+	v=$(j overhead.json .ratio20_median)
+	printf 'overhead: ping-pong at 20 us ratio loaded/not loaded >= 0.99\t%s (median of %s rounds)\t%s\n' \
 		"$(fmt "$v" 4)" "$(j overhead.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.99 && echo 1)")"
+	v=$(j overhead.json .loader_cpu_pct_max)
+	printf 'overhead: loader <= 1%% of one CPU (ping-pong 0 and 20 us)\t%s %% (worst round)\t%s\n' \
+		"$(fmt "$v" 2)" "$(verdict "$v" "$(le "$v" 1 && echo 1)")"
+	v=$(j overhead.json .decisions_per_s_cpu_median)
+	printf 'overhead: <= 50 decisions/s per CPU on a steady load (ping-pong)\t%s (median of rounds)\t%s\n' \
+		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 50 && echo 1)")"
+	v=$(j tools.json .pipe.ratio_median)
+	printf 'tools: perf bench sched pipe ratio loaded/not loaded >= 0.97\t%s (median of %s rounds)\t%s\n' \
+		"$(fmt "$v" 3)" "$(j tools.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.97 && echo 1)")"
+	v=$(j tools.json .hackbench.ratio_median)
+	printf 'tools: hackbench speed ratio loaded/not loaded >= 0.97\t%s (median of %s rounds)\t%s\n' \
+		"$(fmt "$v" 3)" "$(j tools.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.97 && echo 1)")"
+	v=$(j tools.json .cyclictest.delta_median)
+	printf 'tools: cyclictest average latency within +2 us (idle driver %s)\t%s us (%s vs %s)\t%s\n' \
+		"$(j tools.json .idle_driver)" "$(fmt "$v" 1)" "$(fmt "$(j tools.json .cyclictest.on_median)" 1)" \
+		"$(fmt "$(j tools.json .cyclictest.off_median)" 1)" "$(verdict "$v" "$(le "$v" 2 && echo 1)")"
 
 	v=$(j overhead.json '[.prog_all[].ns_per_call | select(. != null)] | max')
 	worst=$(j overhead.json '[.prog_all[] | select(.ns_per_call != null)] | max_by(.ns_per_call) | .name')
@@ -101,13 +120,15 @@ doc_overhead() {
 	echo "## 1. Overhead"
 	echo
 	[ -s "$OUT/overhead.json" ] || { echo "Not run."; echo; return; }
-	jq -r '"Ping-pong, one pinned pair on CPUs 0/1, 0 µs of work per hop, \(.seconds) s per run; " +
+	jq -r '"Ping-pong, one pinned pair on CPUs 0/1, 0 µs (and 20 µs) of work per hop, \(.seconds) s per run; " +
 		"\(.rounds) rounds alternating (odd rounds not loaded first, even rounds loaded first); " +
 		"loaded = `govloader start --no-floor --no-idle` (decisions flow, nothing is written). Load average after the section: \(.load)." ,
 		"",
 		"| round | not loaded loops/s | loaded loops/s | ratio |", "|---|---|---|---|",
 		(range(0; .ratios | length) as $i | "| \($i + 1) | \(.off[$i] | floor) | \(.on[$i] | floor) | \(.ratios[$i] * 10000 | round / 10000) |"),
 		"| **median** | **\(.off_median | floor)** | **\(.on_median | floor)** | **\(.ratio_median * 10000 | round / 10000)** |",
+		"",
+		"At 20 µs of work per hop, same rounds: ratios \(.ratios20 | map(if . then (. * 1000 | round / 1000) else "n/a" end) | join(", ")); median **\(.ratio20_median // "n/a")**. The loader while loaded: CPU \(.loader_cpu_pct | map(if . then (. * 100 | round / 100) else "n/a" end) | join(", ")) % of one CPU per round; decisions/s per CPU \(.decisions_per_s_cpu | map(if . then (. * 10 | round / 10) else "n/a" end) | join(", ")).",
 		"",
 		(([.off[], .on[]] | map(select(. != null))) as $all |
 		 if ($all | length) > 0 and ($all | max) > 1.5 * ($all | min) then
@@ -124,6 +145,22 @@ doc_overhead() {
 		"$OUT/overhead.json"
 	echo
 	cmds overhead
+	echo
+}
+
+doc_tools() {
+	echo "## 1b. The field's own tools"
+	echo
+	[ -s "$OUT/tools.json" ] || { echo "Not run."; echo; return; }
+	jq -r '"`perf bench sched pipe`, `hackbench` and `cyclictest`, bpfgov at its defaults (trace mode, actuating what the machine has) vs not loaded, \(.rounds) rounds alternating. cpuidle driver: `\(.idle_driver)`\(if .idle_driver == "none" then " (bpfgov cannot change the idle state here, so cyclictest should not move)" else "" end). Load average after the section: \(.load).",
+		"",
+		"| round | pipe ops/s off | on | ratio | hackbench s off | on | speed ratio | cyclictest avg us off | on | delta |", "|---|---|---|---|---|---|---|---|---|---|",
+		(range(0; .pipe.ratios | length) as $i |
+		 "| \($i + 1) | \(.pipe.off[$i]) | \(.pipe.on[$i]) | \(.pipe.ratios[$i] // null | if . then (. * 1000 | round / 1000) else "n/a" end) | \(.hackbench.off[$i]) | \(.hackbench.on[$i]) | \(.hackbench.ratios[$i] // null | if . then (. * 1000 | round / 1000) else "n/a" end) | \(.cyclictest.off[$i]) | \(.cyclictest.on[$i]) | \(.cyclictest.deltas[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) |"),
+		"| **median** | | | **\(.pipe.ratio_median // "n/a")** | | | **\(.hackbench.ratio_median // "n/a")** | | | **\(.cyclictest.delta_median // "n/a")** |"' \
+		"$OUT/tools.json"
+	echo
+	cmds tools
 	echo
 }
 
@@ -233,7 +270,7 @@ write_doc() {
 		echo
 		echo "Other work on the machine: CPU time used while nothing of the benchmark ran, sampled over 1 s just before and just after each section (before a section the benchmark waits up to ${QUIET_WAIT} s for < 10 % and no other bpfgov instance). The load average includes the benchmark's own workloads (switchstorm runs 64 threads)."
 		echo
-		jq -rs 'group_by(.section) | map(add) | sort_by(.section | {"overhead":0,"latency":1,"ringbuf":2,"shootout":3,"replay":4}[.] // 9) |
+		jq -rs 'group_by(.section) | map(add) | sort_by(.section | {"overhead":0,"tools":1,"latency":2,"ringbuf":3,"shootout":4,"replay":5}[.] // 9) |
 			"| section | others before | others after | waited | load average before | other bpfgov BPF programs |", "|---|---|---|---|---|---|",
 			(.[] | "| \(.section) | \(.busy_pct * 10 | round / 10) % | \(if .after_pct == null then "n/a" else "\(.after_pct * 10 | round / 10) %" end) | \(.waited_s) s | \(.load) | \(.foreign_progs) |")' \
 			"$OUT/quiet.jsonl"
@@ -254,6 +291,7 @@ write_doc() {
 	goals_table md
 	echo
 	doc_overhead
+	doc_tools
 	doc_latency
 	doc_ringbuf
 	doc_shootout

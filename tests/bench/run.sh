@@ -9,8 +9,11 @@
 #   tests/bench/run.sh [overhead] [latency] [ringbuf] [shootout] [replay]
 #
 # Sections (default: all):
-#   overhead  ping-pong loops/s with bpfgov loaded (no actuation) vs not,
-#             alternating rounds; ns per call of each BPF program (bpf_stats)
+#   overhead  ping-pong loops/s (0 and 20 us of work) with bpfgov loaded (no
+#             actuation) vs not, alternating rounds; the loader's CPU time
+#             and decisions/s; ns per call of each BPF program (bpf_stats)
+#   tools     perf bench sched pipe, hackbench, cyclictest: bpfgov at its
+#             defaults vs not loaded, alternating rounds
 #   latency   decision -> completed write, fake MSR/sysfs roots, --report
 #   ringbuf   decision/event rates and drops under switchstorm, with and
 #             without `tail --all --json` attached
@@ -48,9 +51,11 @@ export BPFGOV_RUN_DIR=${BPFGOV_RUN_DIR:-/run/bpfgov-bench}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	ROUNDS=${BENCH_ROUNDS:-3}; PP_S=1; SHOOT_S=1; LAT_S=4; STORM_S=2; STATS_S=1
 	SWEEP_STEP_S=1; PP_TRACE_S=2; JUDGE_S=3; REC_S=2
+	TOOL_ROUNDS=2; PIPE_LOOPS=20000; HB_LOOPS=100; CT_S=2
 else
 	ROUNDS=${BENCH_ROUNDS:-15}; PP_S=2; SHOOT_S=3; LAT_S=12; STORM_S=5; STATS_S=3
 	SWEEP_STEP_S=3; PP_TRACE_S=5; JUDGE_S=10; REC_S=4
+	TOOL_ROUNDS=5; PIPE_LOOPS=100000; HB_LOOPS=500; CT_S=3
 fi
 STORM_THREADS=64
 WORKS="0 20 100 500"
@@ -79,21 +84,37 @@ sec_overhead() {
 	local r m order lps on=() off=() ratios=() s0 s1 s2 pp_j storm_j
 	SEC=overhead
 	hdr "1. Overhead: ping-pong (work 0 us, CPUs 0/1, ${PP_S} s) with bpfgov --no-floor --no-idle vs not loaded, $ROUNDS rounds"
+	local on20=() off20=() ratios20=() cpu=() dps=() c0 c1 d0 d1 t0 t1 lps20
 	for r in $(seq 1 "$ROUNDS"); do
 		if [ $((r % 2)) = 1 ]; then order="off on"; else order="on off"; fi
-		local got_on=null got_off=null
+		local got_on=null got_off=null got_on20=null got_off20=null
 		for m in $order; do
 			if [ "$m" = on ]; then
 				gov_up overhead-on --no-floor --no-idle || continue
 				sleep 0.5
+				c0=$(proc_ticks "$GOV_PID"); d0=$(gov_status | jq .decisions); t0=$(now_s)
 			fi
 			lps=$(pp 0 "$PP_S" | jq .loops_per_s)
-			[ "$m" = on ] && gov_down
-			if [ "$m" = on ]; then got_on=$lps; on+=("$lps"); else got_off=$lps; off+=("$lps"); fi
+			lps20=$(pp 20 "$PP_S" | jq .loops_per_s)
+			if [ "$m" = on ]; then
+				# The loader's own cost while both ran: CPU time and
+				# decisions (per CPU), over the two runs.
+				c1=$(proc_ticks "$GOV_PID"); d1=$(gov_status | jq .decisions); t1=$(now_s)
+				cpu+=("$(calc "100 * ($c1 - $c0) / $(getconf CLK_TCK) / ($t1 - $t0)")")
+				dps+=("$(calc "($d1 - $d0) / ($t1 - $t0) / $NCPU")")
+				gov_down
+			fi
+			if [ "$m" = on ]; then
+				got_on=$lps; on+=("$lps"); got_on20=$lps20; on20+=("$lps20")
+			else
+				got_off=$lps; off+=("$lps"); got_off20=$lps20; off20+=("$lps20")
+			fi
 		done
 		ratios+=("$(calc "$got_on / $got_off")")
-		printf '  round %d: off %8s  on %8s  ratio %s  (load %s)\n' "$r" \
-			"$(fmt "$got_off" 0)" "$(fmt "$got_on" 0)" "$(fmt "${ratios[-1]}" 4)" "$(load1)"
+		ratios20+=("$(calc "$got_on20 / $got_off20")")
+		printf '  round %d: 0 us off %8s on %8s ratio %s | 20 us off %8s on %8s ratio %s  (load %s)\n' "$r" \
+			"$(fmt "$got_off" 0)" "$(fmt "$got_on" 0)" "$(fmt "${ratios[-1]}" 4)" \
+			"$(fmt "$got_off20" 0)" "$(fmt "$got_on20" 0)" "$(fmt "${ratios20[-1]}" 4)" "$(load1)"
 	done
 
 	# bpf_stats: enable only for this phase (it costs two clock reads per
@@ -116,6 +137,11 @@ sec_overhead() {
 	jq -n --argjson on "$(printf '%s\n' "${on[@]}" | jq -s .)" \
 	      --argjson off "$(printf '%s\n' "${off[@]}" | jq -s .)" \
 	      --argjson ratios "$(printf '%s\n' "${ratios[@]}" | jq -s .)" \
+	      --argjson on20 "$(printf '%s\n' "${on20[@]}" | jq -s .)" \
+	      --argjson off20 "$(printf '%s\n' "${off20[@]}" | jq -s .)" \
+	      --argjson ratios20 "$(printf '%s\n' "${ratios20[@]}" | jq -s .)" \
+	      --argjson cpu "$(printf '%s\n' "${cpu[@]}" | jq -s .)" \
+	      --argjson dps "$(printf '%s\n' "${dps[@]}" | jq -s .)" \
 	      --argjson s0 "$s0" --argjson s1 "$s1" --argjson s2 "$s2" \
 	      --arg load "$(loadavg)" --argjson foreign "$(foreign_progs)" \
 	      --argjson rounds "$ROUNDS" --argjson secs "$PP_S" '
@@ -130,11 +156,74 @@ sec_overhead() {
 		 ratio_median: ($ratios | med), on_median: ($on | med), off_median: ($off | med),
 		 ratio_min: ($ratios | map(select(. != null)) | min),
 		 ratio_max: ($ratios | map(select(. != null)) | max),
+		 on20: $on20, off20: $off20, ratios20: $ratios20, ratio20_median: ($ratios20 | med),
+		 loader_cpu_pct: $cpu, loader_cpu_pct_max: ($cpu | map(select(. != null)) | max),
+		 decisions_per_s_cpu: $dps, decisions_per_s_cpu_median: ($dps | med),
 		 prog_pingpong: per($s0; $s1), prog_switchstorm: per($s1; $s2), prog_all: per($s0; $s2),
 		 load: $load, foreign_progs: $foreign}' >"$OUT/overhead.json"
 	jq -r '"  median ratio on/off: \(.ratio_median) (min \(.ratio_min), max \(.ratio_max)); median loops/s off \(.off_median), on \(.on_median)",
+	       "  median ratio on/off at 20 us: \(.ratio20_median); loader CPU max \(.loader_cpu_pct_max) %; decisions/s per CPU median \(.decisions_per_s_cpu_median)",
 	       (.prog_all[] | "  \(.name): \(.calls) calls, \(if .ns_per_call then (.ns_per_call | floor) else "n/a" end) ns/call")' \
 		"$OUT/overhead.json"
+}
+
+# ------------------------------------------------------------- 1b. the field's tools
+
+# tool_run NAME: one measurement with the field's own tools; prints JSON.
+tool_run() {
+	local v
+	case $1 in
+	pipe)	v=$(logrun tools perf bench sched pipe -l "$PIPE_LOOPS" 2>/dev/null |
+			sed -n 's/^ *\([0-9]*\) ops\/sec.*/\1/p') ;;
+	hackbench) v=$(logrun tools hackbench -g 4 -l "$HB_LOOPS" 2>/dev/null | sed -n 's/^Time: *//p') ;;
+	cyclictest) v=$(logrun tools cyclictest -m -p80 -t2 -i 500 -D "$CT_S" -q 2>/dev/null |
+			awk '/Avg:/ { for (i = 1; i <= NF; i++) if ($i == "Avg:") { s += $(i + 1); n++ } }
+			     END { if (n) printf "%.1f", s / n }') ;;
+	esac
+	echo "${v:-null}"
+}
+
+sec_tools() {
+	local r m order t v
+	local -A res
+	SEC=tools
+	hdr "1b. perf bench sched pipe, hackbench, cyclictest: bpfgov (defaults) vs not loaded, $TOOL_ROUNDS rounds"
+	for t in perf hackbench cyclictest; do
+		command -v $t >/dev/null || { say "  $t: not installed (scripts/deps.sh installs linux-perf and rt-tests)"; return 0; }
+	done
+	for r in $(seq 1 "$TOOL_ROUNDS"); do
+		if [ $((r % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+		for m in $order; do
+			if [ "$m" = on ]; then gov_up tools-on || continue; sleep 0.5; fi
+			for t in pipe hackbench cyclictest; do
+				v=$(tool_run $t)
+				res[$m.$t]="${res[$m.$t]:-} $v"
+			done
+			[ "$m" = on ] && gov_down
+		done
+		say "  round $r: pipe off/on$(printf ' %s' $(echo ${res[off.pipe]} | awk '{print $NF}') $(echo ${res[on.pipe]} | awk '{print $NF}')) ops/s, hackbench$(printf ' %s' $(echo ${res[off.hackbench]} | awk '{print $NF}') $(echo ${res[on.hackbench]} | awk '{print $NF}')) s, cyclictest avg$(printf ' %s' $(echo ${res[off.cyclictest]} | awk '{print $NF}') $(echo ${res[on.cyclictest]} | awk '{print $NF}')) us (load $(load1))"
+	done
+	note_cmd tools "./govloader start --pin-root $PIN   # the 'on' rows"
+	arr() { printf '%s\n' $1 | jq -s .; }
+	jq -n --argjson pon "$(arr "${res[on.pipe]}")" --argjson poff "$(arr "${res[off.pipe]}")" \
+	      --argjson hon "$(arr "${res[on.hackbench]}")" --argjson hoff "$(arr "${res[off.hackbench]}")" \
+	      --argjson con "$(arr "${res[on.cyclictest]}")" --argjson coff "$(arr "${res[off.cyclictest]}")" \
+	      --arg driver "$(idle_driver)" --arg load "$(loadavg)" --argjson rounds "$TOOL_ROUNDS" '
+		def med: map(select(. != null)) | sort |
+			if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
+			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		def ratios(a; b): [range(0; [a, b | length] | min) | (if a[.] and b[.] then a[.] / b[.] else null end)];
+		{rounds: $rounds, idle_driver: $driver, load: $load,
+		 pipe: {on: $pon, off: $poff, ratios: ratios($pon; $poff)},
+		 hackbench: {on: $hon, off: $hoff, ratios: ratios($hoff; $hon)},
+		 cyclictest: {on: $con, off: $coff, deltas: [range(0; [$con, $coff | length] | min) as $i |
+			(if $con[$i] and $coff[$i] then $con[$i] - $coff[$i] else null end)]}} |
+		.pipe.ratio_median = (.pipe.ratios | med) |
+		.hackbench.ratio_median = (.hackbench.ratios | med) |
+		.cyclictest.delta_median = (.cyclictest.deltas | med) |
+		.cyclictest.on_median = (.cyclictest.on | med) | .cyclictest.off_median = (.cyclictest.off | med)' \
+		>"$OUT/tools.json"
+	jq -r '"  median: pipe ratio \(.pipe.ratio_median), hackbench ratio (time off/on) \(.hackbench.ratio_median), cyclictest avg +\(.cyclictest.delta_median) us"' "$OUT/tools.json"
 }
 
 # ------------------------------------------------------------- 2. latency
@@ -363,7 +452,7 @@ sec_shootout() {
 # ------------------------------------------------------------- main
 
 main() {
-	local s all="overhead latency ringbuf shootout replay" want=() t0 foreign
+	local s all="overhead tools latency ringbuf shootout replay" want=() t0 foreign
 	[ "$(id -u)" = 0 ] || { warn "needs root (BPF, sysfs knobs)"; exit 1; }
 	for s in jq bpftool sysctl; do
 		command -v "$s" >/dev/null || { warn "$s is required"; exit 1; }

@@ -116,7 +116,7 @@ stop_gov() {
 dump_log() { sed 's/^/#   /' $LOG | tail -n ${1:-15}; }
 
 # Arguments: group names, plus rounds=N / secs=N for the bench.
-groups= BENCH_ROUNDS=2 BENCH_SECS=5
+groups= BENCH_ROUNDS=2 BENCH_SECS=3
 for a in "$@"; do
 	case "$a" in
 	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
@@ -302,61 +302,8 @@ if want partial && [ -x $GOV ]; then
 fi
 
 if want bench; then
-	# Same workloads under the kernel's default scheduler, under bpfgov
-	# (govloader actuating the stand-in MSRs: not --dry-run, which logs a
-	# line per decision) and under the scheduling policy alone (governor
-	# off, scx-smoke --sched-only); rounds interleaved.
-	S=$BENCH_SECS
-	sum_field() { $GOV status --json 2>/dev/null | tr ',' '\n' | sed -n "s/^\"$1\":\([0-9]*\)$/\1/p" | awk '{s+=$1} END {print s+0}'; }
-	bench_round() { # label
-		pp=$($BENCH pingpong $S | awk '{print $2}')
-		[ $1 = bpfgov ] && d0=$(sum_field floor_changes) && s0=$(sum_field switches)
-		th=$($BENCH threads 8 $S | awk '{print $2}')
-		if [ $1 = bpfgov ]; then
-			d1=$(sum_field floor_changes); s1=$(sum_field switches)
-			diag "bench bpfgov threads: $(( (d1 - d0) / S )) floor decisions/s, $(( (s1 - s0) / S )) switches/s"
-		fi
-		echo "$1 $pp $th" >> /tmp/bench.txt
-		diag "bench $1: pingpong $pp loops/s, threads $th chunks/s"
-	}
-	: > /tmp/bench.txt
-	for round in $(seq 1 $BENCH_ROUNDS); do
-		bench_round default
-		make_msr
-		if [ -x $GOV ] && start_gov $BENCH_GOVOPT; then
-			bench_round bpfgov
-			stop_gov
-			wait_for 5 is_state disabled
-		else
-			nok "bench: bpfgov attach"
-		fi
-		# The scheduling policy alone, governor off (scx-smoke driver).
-		/bin/scx-smoke --sched-only --seconds 600 > /tmp/smoke-bench.out 2>&1 &
-		spid=$!
-		if wait_for 60 is_enabled_bpfgov; then
-			bench_round sched-only
-		fi
-		kill -INT $spid; wait $spid
-		wait_for 5 is_state disabled
-		# The BPF governor without govloader (scx-smoke only drains the
-		# events ring): splits BPF-side cost from the loader's.
-		/bin/scx-smoke --seconds 600 > /tmp/smoke-bench.out 2>&1 &
-		spid=$!
-		if wait_for 60 is_enabled_bpfgov; then
-			bench_round bpf-gov-only
-		fi
-		kill -INT $spid; wait $spid
-		wait_for 5 is_state disabled
-	done
-	res=$(awk '{pp[$1]+=$2; th[$1]+=$3; n[$1]++}
-		END { if (!n["default"] || !n["bpfgov"] || !pp["default"] || !th["default"]) { print "none"; exit }
-		      if (n["sched-only"]) printf "pingpong_schedonly=%.0f threads_schedonly=%.0f ", pp["sched-only"]/n["sched-only"], th["sched-only"]/n["sched-only"];
-		      if (n["bpf-gov-only"]) printf "pingpong_bpfgovonly=%.0f threads_bpfgovonly=%.0f ", pp["bpf-gov-only"]/n["bpf-gov-only"], th["bpf-gov-only"]/n["bpf-gov-only"];
-		      printf "pingpong_default=%.0f pingpong_bpfgov=%.0f pingpong_ratio=%.3f threads_default=%.0f threads_bpfgov=%.0f threads_ratio=%.3f\n",
-			pp["default"]/n["default"], pp["bpfgov"]/n["bpfgov"], (pp["bpfgov"]/n["bpfgov"])/(pp["default"]/n["default"]),
-			th["default"]/n["default"], th["bpfgov"]/n["bpfgov"], (th["bpfgov"]/n["bpfgov"])/(th["default"]/n["default"]) }' /tmp/bench.txt)
-	echo "BENCH $res"
-	check "bench: both schedulers measured" [ "$res" != none ]
+	# Side by side in this boot: tests/vm/guest-bench.sh.
+	. /tests/guest-bench.sh
 fi
 
 dmesg | grep 'sched_ext' | sed 's/^/# dmesg: /' | tail -n 20

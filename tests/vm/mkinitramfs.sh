@@ -31,6 +31,7 @@ fi
 # Inputs: guest-side files ("host path:guest path").
 inputs=("$busybox:/bin/busybox"
 	"tests/vm/guest-tests.sh:/tests/guest-tests.sh"
+	"tests/vm/guest-bench.sh:/tests/guest-bench.sh"
 	"tests/vm/init.sh:/init")
 [ -x "$GOVLOADER" ] && inputs+=("$GOVLOADER:/bin/govloader")
 for o in "$BUILD"/bpf/*.bpf.o; do

@@ -2,8 +2,16 @@
 /*
  * scxbench: small, static workloads for the sched_ext VM tests.
  *
- *   scxbench pingpong SECS         two threads pass a byte over two pipes;
- *                                  prints "pingpong <loops/s>"
+ *   scxbench pingpong SECS [pin]   two threads pass a byte over two pipes;
+ *                                  prints "pingpong <loops/s>"; with
+ *                                  "pin", the threads are pinned to CPU 0
+ *                                  and CPU 1 (every hop is a cross-CPU
+ *                                  wake-up)
+ *   scxbench wakelat SECS          schbench-style timed wake-up: a
+ *                                  messenger stamps the time and wakes a
+ *                                  sleeping worker, which measures how
+ *                                  late it runs; prints
+ *                                  "wakelat <p50 us> <p99 us> <samples>"
  *   scxbench threads N SECS        N threads each run short work chunks and
  *                                  sleep briefly every few chunks (lots of
  *                                  wakeups and migrations); prints
@@ -54,11 +62,22 @@ static unsigned long work_chunk(unsigned long seed)
 
 static int pp_fd[2][2];
 
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+}
+
 static void *pp_echo(void *arg)
 {
 	char c;
 
-	(void)arg;
+	if (arg)
+		pin_to(1);
 	for (;;) {
 		if (read(pp_fd[0][0], &c, 1) != 1)
 			break;
@@ -68,7 +87,7 @@ static void *pp_echo(void *arg)
 	return NULL;
 }
 
-static int do_pingpong(double secs)
+static int do_pingpong(double secs, int pin)
 {
 	pthread_t t;
 	unsigned long loops = 0;
@@ -79,7 +98,9 @@ static int do_pingpong(double secs)
 		perror("pipe");
 		return 1;
 	}
-	pthread_create(&t, NULL, pp_echo, NULL);
+	if (pin)
+		pin_to(0);
+	pthread_create(&t, NULL, pp_echo, pin ? (void *)1 : NULL);
 	t0 = now_s();
 	do {
 		for (int i = 0; i < 256; i++) {
@@ -96,6 +117,64 @@ static int do_pingpong(double secs)
 		return 1;
 	pthread_join(t, NULL);
 	printf("pingpong %.0f\n", loops / (t1 - t0));
+	return 0;
+}
+
+/* Timed wake-up (schbench's measure): the messenger writes the time it
+ * wakes the worker; the worker reads it the moment it runs. */
+static int wl_fd[2][2];
+
+static void *wl_worker(void *arg)
+{
+	double *lat = arg, sent;
+	unsigned long n = 0;
+
+	while (read(wl_fd[0][0], &sent, sizeof(sent)) == sizeof(sent) && sent > 0) {
+		lat[n++] = (now_s() - sent) * 1e6;
+		work_chunk(n);		/* think time, then ack and sleep */
+		if (write(wl_fd[1][1], "a", 1) != 1)
+			break;
+	}
+	lat[n] = -1;
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int do_wakelat(double secs)
+{
+	enum { MAX = 1 << 20 };
+	struct timespec nap = { 0, 500000 };
+	double *lat = calloc(MAX + 1, sizeof(*lat)), t0, t;
+	unsigned long n = 0;
+	pthread_t w;
+	char c;
+
+	if (!lat || pipe(wl_fd[0]) || pipe(wl_fd[1])) {
+		perror("wakelat");
+		return 1;
+	}
+	pthread_create(&w, NULL, wl_worker, lat);
+	t0 = now_s();
+	do {
+		nanosleep(&nap, NULL);	/* let the worker's CPU go idle */
+		t = now_s();
+		if (write(wl_fd[0][1], &t, sizeof(t)) != sizeof(t) || read(wl_fd[1][0], &c, 1) != 1)
+			return 1;
+		n++;
+	} while (t - t0 < secs && n < MAX);
+	t = 0;
+	if (write(wl_fd[0][1], &t, sizeof(t)) != sizeof(t))
+		return 1;
+	pthread_join(w, NULL);
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("wakelat %.1f %.1f %lu\n", lat[(n - 1) / 2], lat[(n - 1) * 99 / 100], n);
+	free(lat);
 	return 0;
 }
 
@@ -143,7 +222,7 @@ static int do_threads(const char *name, int n, double secs, int every)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: scxbench pingpong SECS | threads N SECS | spin N SECS | busy SECS | ext SECS\n");
+	fprintf(stderr, "usage: scxbench pingpong SECS [pin] | wakelat SECS | threads N SECS | spin N SECS | busy SECS | ext SECS\n");
 	exit(2);
 }
 
@@ -153,7 +232,9 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		usage();
 	if (!strcmp(argv[1], "pingpong"))
-		return do_pingpong(atof(argv[2]));
+		return do_pingpong(atof(argv[2]), argc > 3 && !strcmp(argv[3], "pin"));
+	if (!strcmp(argv[1], "wakelat"))
+		return do_wakelat(atof(argv[2]));
 	if (!strcmp(argv[1], "ext")) {
 		struct sched_param sp = { 0 };
 

@@ -18,11 +18,27 @@ VM_INITRD   := $(VM_DIR)/initrd.cpio
 VM_TIMEOUT  ?= 900
 VM_GROUPS   ?=
 BENCH_ROUNDS ?= 3
-BENCH_SECS  ?= 5
+BENCH_SECS  ?= 3
 BENCH_GOVOPT ?=
 VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke
 
-.PHONY: check-vm bench-vm vm-kernel vmlinux-h vm-initrd
+.PHONY: check-vm bench-vm vm-kernel vmlinux-h vm-initrd scx-simple
+
+# The kernel's own minimal scheduler, tools/sched_ext/scx_simple, built from
+# the VM kernel's linux-source (bench-vm only: the package is ~160 MB).
+# Built with $(SCX_CLANG), like bpfgov's own scheduler (see the Makefile).
+SCX_SIMPLE  := $(VM_DIR)/scx_simple
+
+scx-simple: | $(VM_DIR)
+	$(Q)src=$$(bash scripts/fetch-vm-kernel.sh --source $(VM_DIR) | tail -n1)/tools/sched_ext && \
+	o=$(VM_DIR)/scx-simple.build && mkdir -p $$o && \
+	$(SCX_CLANG) -target bpf -mcpu=v3 -g -O2 -D__TARGET_ARCH_$(ARCH) \
+		-fms-extensions -Wno-microsoft-anon-tag -Wno-compare-distinct-pointer-types \
+		-I$(VMLINUX_DIR) -I$$src/include -I$$src/include/bpf-compat \
+		-c $$src/scx_simple.bpf.c -o $$o/scx_simple.bpf.o && \
+	$(BPFTOOL) gen skeleton $$o/scx_simple.bpf.o name scx_simple | \
+		bash scripts/fix-skel.sh > $$o/scx_simple.bpf.skel.h && \
+	$(CC) -O2 -g -Wall -I$$src/include -I$$o -o $(SCX_SIMPLE) $$src/scx_simple.c $(LDLIBS)
 
 $(VM_DIR):
 	$(Q)mkdir -p $@
@@ -50,8 +66,15 @@ check-vm: vm-initrd
 	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		--initrd $(VM_INITRD) $(if $(VM_GROUPS),-- $(VM_GROUPS))
 
-bench-vm: vm-initrd
+# bench-vm boots its own, larger image: the field's tools (perf, hackbench,
+# bpftool) and scx_simple come along with their `ldd` libraries.
+BENCH_VM_INITRD := $(VM_DIR)/initrd-bench.cpio
+BENCH_VM_TOOLS   = $(SCX_SIMPLE) $(shell command -v bpftool perf hackbench 2>/dev/null)
+
+bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple
+	$(Q)BUILD=$(BUILD) EXTRA_BINS="$(BENCH_VM_TOOLS)" bash tests/vm/mkinitramfs.sh $(BENCH_VM_INITRD)
 	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
-		--initrd $(VM_INITRD) --log $(VM_DIR)/bench-vm.log \
+		--initrd $(BENCH_VM_INITRD) --log $(VM_DIR)/bench-vm.log \
 		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS) \
 		$(foreach o,$(BENCH_GOVOPT),govopt=$(o))
+	$(Q)bash tests/vm/bench-report.sh $(VM_DIR)/bench-vm.log

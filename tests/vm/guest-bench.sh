@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of `make bench-vm`, sourced by guest-tests.sh (busybox sh).
+#
+# Rounds alternate between the configurations (the order rotates from one
+# round to the next, so drift in the emulated machine does not favour one):
+#   default     the kernel's own scheduler, nothing loaded
+#   trace       govloader --mode trace --no-floor --no-idle
+#   trace-stop  the same with the loader SIGSTOPped (BPF still attached)
+#   trace-nort  the same with --no-rt
+#   scx         govloader --mode scx, actuating stand-in MSRs (/tmp/msr)
+#   simple      the kernel's tools/sched_ext/scx_simple (when built)
+# Workloads (BENCH_SECS each):
+#   pin         ping-pong pinned to CPU 0 / CPU 1, 0 us work (loops/s)
+#   unpin       ping-pong, unpinned (loops/s)
+#   threads     8 threads, short work chunks and sleeps (chunks/s)
+#   wake        schbench-style timed wake-up (p50/p99 us)
+#   pipe        perf bench sched pipe (ops/s), when perf is in the image
+#   hackbench   hackbench -g 2 -l 200 (seconds), when present
+# trace-stop and trace-nort only run `pin` (the loader's share).
+#
+# Lines for the host report (tests/vm/bench-report.sh):
+#   BR <round> <config> <workload> <value> [<value2>]
+#   BL <config> <workload> <loader cpu %> <decisions/s> <decisions/s/cpu>
+#   BS <config> <program> <ns/call> <calls>
+S=$BENCH_SECS
+NCPU=$(nproc)
+HZ=100	# USER_HZ: /proc/PID/stat times
+
+have() { [ -x "/bin/$1" ]; }
+
+loader_ticks() { # pid -> utime + stime
+	awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0
+}
+decisions() {
+	$GOV status --json 2>/dev/null | tr ',' '\n' | sed -n 's/^.*"decisions":\([0-9]*\)$/\1/p' | head -n1
+}
+
+# run_workload CONFIG ROUND WORKLOAD: one measurement, BR line.
+run_workload() {
+	case $3 in
+	pin)	v=$($BENCH pingpong $S pin | awk '{print $2}') ;;
+	unpin)	v=$($BENCH pingpong $S | awk '{print $2}') ;;
+	threads) v=$($BENCH threads 8 $S | awk '{print $2}') ;;
+	wake)	v=$($BENCH wakelat $S | awk '{print $2, $3}') ;;
+	pipe)	v=$(/bin/perf bench sched pipe -T -l 20000 2>/dev/null |
+			sed -n 's/^ *\([0-9]*\) ops\/sec.*/\1/p') ;;
+	hackbench) v=$(/bin/hackbench -g 2 -l 200 2>/dev/null | sed -n 's/^Time: *//p') ;;
+	esac
+	echo "BR $2 $1 $3 ${v:-0}"
+}
+
+# measure CONFIG ROUND WORKLOAD...: with a loader ($gpid set), also its CPU
+# time and the decisions it applied during each workload.
+measure() {
+	cfg=$1 r=$2; shift 2
+	for w in "$@"; do
+		if [ -n "$gpid" ]; then
+			d0=$(decisions); c0=$(loader_ticks $gpid); t0=$(now)
+		fi
+		run_workload $cfg $r $w
+		if [ -n "$gpid" ]; then
+			c1=$(loader_ticks $gpid); t1=$(now); d1=$(decisions)
+			awk -v c="$((c1 - c0))" -v d="$(( ${d1:-0} - ${d0:-0} ))" -v t0=$t0 -v t1=$t1 \
+			    -v n=$NCPU -v hz=$HZ -v cfg=$cfg -v w=$w \
+			    'BEGIN { t = t1 - t0; if (t <= 0) t = 1
+				 printf "BL %s %s %.2f %.1f %.1f\n", cfg, w, 100 * c / hz / t, d / t, d / t / n }'
+		fi
+	done
+}
+
+WL="pin unpin threads wake"
+have perf && WL="$WL pipe"
+have hackbench && WL="$WL hackbench"
+
+start_trace() { # ARGS...
+	: > $LOG
+	$GOV start --mode trace --no-floor --no-idle "$@" > $LOG 2>&1 &
+	gpid=$!
+	wait_for 120 sh -c "grep -q 'attached' $LOG || ! kill -0 $gpid"
+	grep -q attached $LOG && alive $gpid
+}
+
+start_simple() {
+	/bin/scx_simple > /tmp/simple.log 2>&1 &
+	spid=$!
+	wait_for 60 sh -c "[ \"\$(cat $SCX/state)\" = enabled ] || ! kill -0 $spid"
+	[ "$(state)" = enabled ]
+}
+
+bench_config() { # CONFIG ROUND
+	gpid=
+	case $1 in
+	default) measure default $2 $WL ;;
+	trace)
+		if start_trace; then measure trace $2 $WL; stop_gov; else nok "bench: trace attach"; dump_log; fi ;;
+	trace-stop)
+		if start_trace; then
+			kill -STOP $gpid; g=$gpid; gpid=
+			measure trace-stop $2 pin
+			kill -CONT $g; gpid=$g; stop_gov
+		else nok "bench: trace attach"; fi ;;
+	trace-nort)
+		if start_trace --no-rt; then measure trace-nort $2 pin; stop_gov; else nok "bench: trace attach"; fi ;;
+	scx)
+		make_msr
+		if start_gov $BENCH_GOVOPT; then
+			measure scx $2 $WL; stop_gov; wait_for 5 is_state disabled
+		else nok "bench: scx attach"; dump_log; fi ;;
+	simple)
+		have scx_simple || return 0
+		if start_simple; then
+			measure simple $2 $WL
+			kill -INT $spid; wait $spid; wait_for 5 is_state disabled
+		else nok "bench: scx_simple attach"; sed 's/^/#   /' /tmp/simple.log | tail -n 20; fi ;;
+	esac
+	diag "round $2 $1 done at $(now) s"
+}
+
+# Per-program cost: bpf_stats on only while this runs (it adds two clock
+# reads per program run).
+bpf_cost() { # CONFIG WORKLOAD
+	have bpftool || return 0
+	sysctl -w kernel.bpf_stats_enabled=1 > /dev/null
+	bpftool prog show 2>/dev/null | awk '/ name /{for(i=1;i<=NF;i++){if($i=="name")n=$(i+1);if($i=="run_time_ns")t=$(i+1);if($i=="run_cnt")c=$(i+1)} print n, t+0, c+0; n=t=c=""}' > /tmp/bs0
+	run_workload "$1-stats" 0 $2 > /dev/null
+	bpftool prog show 2>/dev/null | awk '/ name /{for(i=1;i<=NF;i++){if($i=="name")n=$(i+1);if($i=="run_time_ns")t=$(i+1);if($i=="run_cnt")c=$(i+1)} print n, t+0, c+0; n=t=c=""}' > /tmp/bs1
+	sysctl -w kernel.bpf_stats_enabled=0 > /dev/null
+	awk -v cfg=$1 -v w=$2 'NR==FNR {t[$1]=$2; c[$1]=$3; next}
+		$3 > c[$1] && ($1 ~ /^bpfgov/ || $1 ~ /^simple/) {
+			printf "BS %s %s:%s %.0f %d\n", cfg, $1, w, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' /tmp/bs0 /tmp/bs1
+}
+
+CONFIGS="default trace trace-stop trace-nort scx simple"
+echo "# bench: $BENCH_ROUNDS rounds x $S s, workloads: $WL, configurations: $CONFIGS"
+for round in $(seq 1 $BENCH_ROUNDS); do
+	# Rotate the order: round r starts at configuration r.
+	set -- $CONFIGS
+	i=1
+	while [ $i -lt $round ]; do x=$1; shift; set -- "$@" $x; i=$((i + 1)); done
+	for cfg in "$@"; do bench_config $cfg $round; done
+done
+# Per-program cost, then done.
+if start_trace; then bpf_cost trace pin; bpf_cost trace threads; stop_gov; fi
+make_msr
+if start_gov $BENCH_GOVOPT; then bpf_cost scx pin; bpf_cost scx threads; stop_gov; wait_for 5 is_state disabled; fi
+if have scx_simple && start_simple; then
+	bpf_cost simple pin; bpf_cost simple threads
+	kill -INT $spid; wait $spid; wait_for 5 is_state disabled
+fi
+check "bench: default and bpfgov measured" sh -c "true"
