@@ -253,6 +253,11 @@ write_doc() {
 	measured in one run on the machine described here. Do not edit by hand:
 	re-run \`make bench\`. Raw results are left in \`$OUT/\`.
 
+	Benchmarks on a small machine that other work shares are noisy: every
+	comparison here alternates its rounds (loaded and not loaded, in turn
+	first) and compares ratios measured within one run, never absolute
+	numbers across runs.
+
 	## Machine
 
 	EOF
@@ -296,4 +301,20 @@ write_doc() {
 	doc_ringbuf
 	doc_shootout
 	doc_replay
+	doc_vm
+}
+
+# The sched_ext guest's results are measured by `make bench-vm`, which
+# splices them between these markers (tests/vm/bench-report.sh); a `make
+# bench` run keeps the block it finds.
+doc_vm() {
+	echo "## 6. sched_ext guest (\`make bench-vm\`)"
+	echo
+	echo "<!-- bench-vm:begin -->"
+	if [ -f "$DOC" ]; then
+		awk '/^<!-- bench-vm:begin -->$/ { on = 1; next } /^<!-- bench-vm:end -->$/ { on = 0 } on' "$DOC"
+	else
+		echo "Not run yet: \`make bench-vm\`."
+	fi
+	echo "<!-- bench-vm:end -->"
 }

@@ -84,6 +84,8 @@ out() {
 	echo
 	echo "Ratios are bpfgov (or scx_simple) / default, so above 1 is faster; for hackbench (a time) default / configuration; for the wake-up latency configuration / default, so below 1 is better. \`trace\` is \`govloader start --mode trace --no-floor --no-idle\`; \`scx\` is \`govloader start --mode scx\` actuating stand-in HWP MSR files; \`scx_simple\` is the kernel's \`tools/sched_ext/scx_simple\` built from the same kernel version's source."
 	echo
+	echo "The scheduling policy alone (bpfgov's scheduler, governor hooks off): pinned $(val sched-only pin) ($(ratio sched-only pin)×), unpinned $(val sched-only unpin) ($(ratio sched-only unpin)×), threads $(val sched-only threads) ($(ratio sched-only threads)×)."
+	echo
 	echo "The loader's share (pinned ping-pong): with the loader SIGSTOPped (BPF still attached) $(val trace-stop pin) loops/s ($(ratio trace-stop pin)× default); with \`--no-rt\` $(val trace-nort pin) ($(ratio trace-nort pin)×)."
 	echo
 	echo "The loader while each workload ran (median over rounds): CPU time as % of one CPU, decisions applied per second (and per CPU)."

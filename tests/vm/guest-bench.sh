@@ -8,6 +8,8 @@
 #   trace-stop  the same with the loader SIGSTOPped (BPF still attached)
 #   trace-nort  the same with --no-rt
 #   scx         govloader --mode scx, actuating stand-in MSRs (/tmp/msr)
+#   sched-only  bpfgov's scheduler with the governor hooks off (scx-smoke
+#               --sched-only): what the scheduling policy alone costs
 #   simple      the kernel's tools/sched_ext/scx_simple (when built)
 # Workloads (BENCH_SECS each):
 #   pin         ping-pong pinned to CPU 0 / CPU 1, 0 us work (loops/s)
@@ -16,7 +18,8 @@
 #   wake        schbench-style timed wake-up (p50/p99 us)
 #   pipe        perf bench sched pipe (ops/s), when perf is in the image
 #   hackbench   hackbench -g 2 -l 200 (seconds), when present
-# trace-stop and trace-nort only run `pin` (the loader's share).
+# trace-stop and trace-nort only run `pin` (the loader's share),
+# sched-only runs pin, unpin and threads.
 #
 # Lines for the host report (tests/vm/bench-report.sh):
 #   BR <round> <config> <workload> <value> [<value2>]
@@ -106,6 +109,12 @@ bench_config() { # CONFIG ROUND
 		if start_gov $BENCH_GOVOPT; then
 			measure scx $2 $WL; stop_gov; wait_for 5 is_state disabled
 		else nok "bench: scx attach"; dump_log; fi ;;
+	sched-only)
+		/bin/scx-smoke --sched-only --seconds 600 > /tmp/smoke-bench.out 2>&1 &
+		spid=$!
+		if wait_for 60 is_enabled_bpfgov; then measure sched-only $2 pin unpin threads
+		else nok "bench: sched-only attach"; fi
+		kill -INT $spid; wait $spid; wait_for 5 is_state disabled ;;
 	simple)
 		have scx_simple || return 0
 		if start_simple; then
@@ -130,7 +139,7 @@ bpf_cost() { # CONFIG WORKLOAD
 			printf "BS %s %s:%s %.0f %d\n", cfg, $1, w, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' /tmp/bs0 /tmp/bs1
 }
 
-CONFIGS="default trace trace-stop trace-nort scx simple"
+CONFIGS="default trace trace-stop trace-nort scx sched-only simple"
 echo "# bench: $BENCH_ROUNDS rounds x $S s, workloads: $WL, configurations: $CONFIGS"
 for round in $(seq 1 $BENCH_ROUNDS); do
 	# Rotate the order: round r starts at configuration r.

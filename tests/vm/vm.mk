@@ -20,6 +20,9 @@ VM_GROUPS   ?=
 BENCH_ROUNDS ?= 3
 BENCH_SECS  ?= 3
 BENCH_GOVOPT ?=
+# A console log of an earlier bench-vm run (another build): the report adds
+# a before/after table.
+BENCH_VM_BEFORE ?=
 VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke
 
 .PHONY: check-vm bench-vm vm-kernel vmlinux-h vm-initrd scx-simple
@@ -69,12 +72,14 @@ check-vm: vm-initrd
 # bench-vm boots its own, larger image: the field's tools (perf, hackbench,
 # bpftool) and scx_simple come along with their `ldd` libraries.
 BENCH_VM_INITRD := $(VM_DIR)/initrd-bench.cpio
-BENCH_VM_TOOLS   = $(SCX_SIMPLE) $(shell command -v bpftool perf hackbench 2>/dev/null)
+BENCH_VM_TOOLS   = $(SCX_SIMPLE) $(foreach t,bpftool perf hackbench,$(firstword $(wildcard $(addsuffix /$(t),/usr/sbin /usr/bin /sbin /bin))))
 
 bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple
+	$(Q)echo "bench-vm: tools in the image: $(BENCH_VM_TOOLS)"
 	$(Q)BUILD=$(BUILD) EXTRA_BINS="$(BENCH_VM_TOOLS)" bash tests/vm/mkinitramfs.sh $(BENCH_VM_INITRD)
 	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		--initrd $(BENCH_VM_INITRD) --log $(VM_DIR)/bench-vm.log \
 		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS) \
 		$(foreach o,$(BENCH_GOVOPT),govopt=$(o))
-	$(Q)bash tests/vm/bench-report.sh $(VM_DIR)/bench-vm.log
+	$(Q)bash tests/vm/bench-report.sh $(VM_DIR)/bench-vm.log $(wildcard $(BENCH_VM_BEFORE)) \
+		--write docs/SCX.md docs/BENCHMARKS.md
