@@ -26,13 +26,16 @@ check "start keeps running with CPU1 offline" kill -0 "$GOV_PID"
 check "status answers with CPU1 offline" bash -c "'$GOV' status --json | jq -e '.running' >/dev/null"
 echo 1 >"$ONLINE"
 is "CPU1 is back online" "$(cat "$ONLINE")" 1
-n0=$(status_get '.cpus[1].floor_changes')
+n0=$(status_get '.cpus[1].switches')
 bg taskset -c 1 "$WORK" spin --cpu 1 --duration 3.5
 sleep 2.5	# read while the loop still runs: the floor falls soon after
-n1=$(status_get '.cpus[1].floor_changes')
+n1=$(status_get '.cpus[1].switches')
 m=$(( $(msr_file_read "$MSR/1/msr" $((0x774))) & 0xff ))
 wait "${BG_PIDS[@]}" 2>/dev/null
-check "decisions for CPU1 resume after it came back ($n0 -> $n1)" [ "$n1" -gt "$n0" ]
+# The floor may already stand high from the offlining (it falls only
+# after a hold), so the spin need not change it: CPU1's scheduler events
+# are what must resume.
+check "CPU1's events are counted again after it came back (switches $n0 -> $n1)" [ "$n1" -gt "$n0" ]
 check "CPU1's min field follows its load again ($m > $HWP_LOWEST)" [ "$m" -gt "$HWP_LOWEST" ]
 fds1=$(ls /proc/"$GOV_PID"/fd | wc -l)
 is "no file descriptors leaked across the cycle" "$fds1" "$fds0"
