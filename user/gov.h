@@ -8,20 +8,35 @@
 #endif
 
 #include <stdio.h>
+#include <sys/types.h>
 #include "bpfgov.h"
 
-int do_start(int argc, char **argv);
-int do_stop(int argc, char **argv);
-int do_status(int argc, char **argv);
-int do_tail(int argc, char **argv);
-int do_dump(int argc, char **argv);
+int do_start(int argc, char **argv);	/* start.c */
+int do_stop(int argc, char **argv);	/* stop.c */
+int do_status(int argc, char **argv);	/* status.c */
+int do_tail(int argc, char **argv);	/* tail.c */
+int do_dump(int argc, char **argv);	/* dump.c */
 int do_plot(int argc, char **argv);	/* plot.c */
 
 /* `start` publishes what only it knows (actuator state) here, atomically,
  * once a second; `status` reads it. */
 #define GOV_STATUS_FILE	"status.json"
 
-/* One record as text or JSON (tail). */
+/* One record as text or JSON (tail.c). */
 void print_event(FILE *f, const struct bpfgov_event *e, int json);
+
+/* inspect.c: what stop, status, tail and dump share. */
+struct snapshot {
+	int nr_cpus;
+	struct bpfgov_control ctl;
+	struct bpfgov_config cfg;
+	struct bpfgov_cpu_state *cpus;	/* nr_cpus entries, the caller frees */
+};
+
+/* One read of the pinned maps (cpu_state, tunables, control); -errno. */
+int snapshot_read(const char *pin_root, struct snapshot *s);
+/* Is a running owner behind these pins? Explains what is wrong if not:
+ * 0, EXIT_NOT_RUNNING or 1. */
+int check_running(const char *pin_root, pid_t *owner);
 
 #endif

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* govloader status: the running instance's state, as text or JSON. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "common.h"
+#include "config.h"
+#include "gov.h"
+#include "json_writer.h"
+#include "log.h"
+#include "tunables.h"
+
+static const char status_usage[] =
+"Usage: govloader status [--json] [--pin-root DIR]\n"
+"Whether bpfgov runs, its mode, per-CPU util / floor / idle pick, actuator\n"
+"state, drops and the effective tunables. Exit 3 if it does not run.\n";
+
+/* A JSON string, or null for an empty one. */
+static void json_str_or_null(json_writer_t *w, const char *name, const char *v)
+{
+	jsonw_name(w, name);
+	if (v && *v)
+		jsonw_string(w, v);
+	else
+		jsonw_null(w);
+}
+
+/* How the CPUs learn their next timer: the source every CPU has, or none
+ * (a CPU learns it from the first hrtimer that expires on it). */
+static __u32 snapshot_timer_src(const struct snapshot *s)
+{
+	__u32 src = BPFGOV_TIMER__MAX;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		if (s->cpus[cpu].timer_src < src)
+			src = s->cpus[cpu].timer_src;
+	return src == BPFGOV_TIMER__MAX ? BPFGOV_TIMER_NONE : src;
+}
+
+static void status_json(const struct snapshot *s, pid_t owner, const char *act,
+			const struct gov_config *gc)
+{
+	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	json_writer_t *w = jsonw_new(stdout);
+	size_t i;
+	int cpu, k;
+
+	if (!w)
+		return;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		ev_drops += s->cpus[cpu].rb_drops;
+		tap_drops += s->cpus[cpu].tap_drops;
+	}
+	jsonw_start_object(w);
+	jsonw_bool_field(w, "running", true);
+	jsonw_int_field(w, "pid", owner);
+	jsonw_string_field(w, "mode", mode_name(s->ctl.mode));
+	jsonw_float_field_fmt(w, "uptime_s", "%.1f", up / 1e9);
+	jsonw_uint_field(w, "tap_reader_pid", s->ctl.tap_owner_pid);
+	jsonw_name(w, "drops");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "events", ev_drops);
+	jsonw_uint_field(w, "tap", tap_drops);
+	jsonw_end_object(w);
+	/* the status file 'start' writes through this same writer */
+	jsonw_name(w, "actuator");
+	jsonw_raw(w, act);
+	jsonw_string_field(w, "next_timer", timer_src_name(snapshot_timer_src(s)));
+	jsonw_name(w, "cpus");
+	jsonw_start_array(w);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		const struct bpfgov_cpu_state *c = &s->cpus[cpu];
+
+		jsonw_start_object(w);
+		jsonw_int_field(w, "cpu", cpu);
+		jsonw_uint_field(w, "util", c->util);
+		jsonw_uint_field(w, "target", c->target);
+		jsonw_uint_field(w, "floor", c->floor);
+		jsonw_string_field(w, "floor_reason", ev_reason_name(c->floor_reason));
+		jsonw_uint_field(w, "hold_floor", c->hold_floor);
+		jsonw_uint_field(w, "idle_pick", c->idle_pick);
+		jsonw_string_field(w, "pick_reason", ev_reason_name(c->pick_reason));
+		jsonw_uint_field(w, "busy", c->busy);
+		jsonw_float_field_fmt(w, "expected_idle_us", "%.1f", c->expected_idle_ns / 1000.0);
+		jsonw_uint_field(w, "qos_limit_us", c->qos_limit_us);
+		jsonw_name(w, "wake_cost_us");
+		jsonw_start_array(w);
+		for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++)
+			jsonw_float_fmt(w, "%.1f", c->wake_cost_ns[k] / 1000.0);
+		jsonw_end_array(w);
+		jsonw_uint_field(w, "switches", c->nr_switches);
+		jsonw_uint_field(w, "idle_entries", c->nr_idle);
+		jsonw_uint_field(w, "floor_changes", c->nr_floor_changes);
+		jsonw_uint_field(w, "pick_changes", c->nr_pick_changes);
+		jsonw_uint_field(w, "too_deep", c->nr_too_deep);
+		jsonw_uint_field(w, "too_shallow", c->nr_too_shallow);
+		jsonw_uint_field(w, "gap_holds", c->nr_gap_holds);
+		jsonw_uint_field(w, "long_polls", c->nr_long_polls);
+		jsonw_float_field_fmt(w, "busy_ms", "%.1f", c->busy_ns / 1e6);
+		jsonw_float_field_fmt(w, "idle_ms", "%.1f", c->idle_ns / 1e6);
+		jsonw_float_field_fmt(w, "poll_ms", "%.1f", c->poll_ns / 1e6);
+		jsonw_string_field(w, "next_timer", timer_src_name(c->timer_src));
+		jsonw_uint_field(w, "timer_wakes", c->nr_timer_wakes);
+		jsonw_uint_field(w, "ipi_wakes", c->nr_remote_wakes);
+		jsonw_uint_field(w, "timer_cost_samples", c->nr_timer_samples);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_name(w, "tunables");
+	jsonw_start_object(w);
+	for (i = 0; i < tunable_count; i++)
+		jsonw_uint_field(w, tunable_table[i].name, tunable_get(&s->cfg, &tunable_table[i]));
+	jsonw_end_object(w);
+	/* config.h: where each value came from (start/set record it) */
+	json_str_or_null(w, "profile", gc->profile);
+	json_str_or_null(w, "config_file", gc->file);
+	jsonw_bool_field(w, "follow_ppd", gc->follow_ppd);
+	json_str_or_null(w, "ppd_profile", gc->follow_ppd ? gc->ppd_profile : "");
+	jsonw_name(w, "tunable_origins");
+	jsonw_start_object(w);
+	for (i = 0; i < tunable_count; i++)
+		jsonw_string_field(w, tunable_table[i].name,
+				   cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i]
+						   : ORIGIN_DEFAULT));
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}
+
+static void status_text(const struct snapshot *s, pid_t owner, const char *act,
+			const struct gov_config *gc)
+{
+	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	size_t i;
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		ev_drops += s->cpus[cpu].rb_drops;
+		tap_drops += s->cpus[cpu].tap_drops;
+	}
+	printf("bpfgov running: pid %d, mode %s, up %.1f s, %d CPUs\n", (int)owner,
+	       mode_name(s->ctl.mode), up / 1e9, s->nr_cpus);
+	printf("drops: events %llu, tap %llu; tap reader: %s\n", (unsigned long long)ev_drops,
+	       (unsigned long long)tap_drops, s->ctl.tap_owner_pid ? "attached" : "none");
+	printf("actuator: %s\n", act ? act : "(no status published yet)");
+	printf("next timer: %s%s\n", timer_src_name(snapshot_timer_src(s)),
+	       snapshot_timer_src(s) ? "" : " (idle choice from history alone)");
+	printf("%4s %5s %6s %5s %-10s %5s %4s %-9s %10s %9s %9s %9s\n", "CPU", "UTIL", "TARGET",
+	       "FLOOR", "WHY", "HOLD", "PICK", "WHY", "EXP_IDLEus", "COST1_us", "TOO_DEEP",
+	       "SHALLOW");
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		const struct bpfgov_cpu_state *c = &s->cpus[cpu];
+
+		printf("%4d %5u %6u %5u %-10s %5u %4u %-9s %10.1f %9.1f %9llu %9llu\n", cpu, c->util,
+		       c->target, c->floor, ev_reason_name(c->floor_reason), c->hold_floor,
+		       c->idle_pick, ev_reason_name(c->pick_reason), c->expected_idle_ns / 1000.0,
+		       c->wake_cost_ns[1] / 1000.0, (unsigned long long)c->nr_too_deep,
+		       (unsigned long long)c->nr_too_shallow);
+	}
+	printf("config: profile %s, file %s\n", gc->profile[0] ? gc->profile : "?",
+	       gc->file[0] ? gc->file : "none");
+	if (gc->follow_ppd)
+		printf("power-profiles-daemon: followed, active profile %s\n",
+		       gc->ppd_profile[0] ? gc->ppd_profile : "unknown (not running)");
+	printf("tunables (origin in brackets):");
+	for (i = 0; i < tunable_count; i++)
+		printf("%s%s=%u [%s]", i % 4 ? "  " : "\n  ", tunable_table[i].name,
+		       tunable_get(&s->cfg, &tunable_table[i]),
+		       cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i] : ORIGIN_DEFAULT));
+	printf("\n");
+}
+
+int do_status(int argc, char **argv)
+{
+	struct cli_opts o = {};
+	struct gov_config gc = {};
+	struct snapshot s;
+	char path[PATH_MAX], *act;
+	pid_t owner;
+	int err = cli_parse("status", status_usage, argc, argv, "pin-root json", &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	err = check_running(o.pin_root, &owner);
+	if (err) {
+		if (o.json && err == EXIT_NOT_RUNNING) {
+			json_writer_t *w = jsonw_new(stdout);
+
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_bool_field(w, "running", false);
+				jsonw_end_object(w);
+				jsonw_destroy(&w);
+			}
+		}
+		return err;
+	}
+	err = snapshot_read(o.pin_root, &s);
+	if (err) {
+		pr_warn("cannot read the pinned maps under %s: %s\n", o.pin_root, strerror(-err));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
+	act = read_file(path);
+	cfg_origins_read(gov_run_dir(), &gc);	/* missing: all "default" */
+	if (o.json)
+		status_json(&s, owner, act, &gc);
+	else
+		status_text(&s, owner, act, &gc);
+	free(act);
+	free(s.cpus);
+	return 0;
+}
