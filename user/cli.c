@@ -10,6 +10,39 @@
 
 enum { O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT, O_TIME };
 
+int cli_common_opt(const char *cmd, const char *usage, int c, char **argv)
+{
+	switch (c) {
+	case 'v':
+		log_level = LOG_DEBUG;
+		return 0;
+	case 'q':
+		log_level = LOG_WARN;
+		return 0;
+	case 'h':
+		if (usage)
+			fputs(usage, stdout);
+		return 1;
+	case ':':
+		pr_warn("%s: option '%s' needs a value (try 'govloader %s --help')\n",
+			cmd, argv[optind - 1], cmd);
+		return -EINVAL;
+	default:
+		pr_warn("%s: unknown option '%s' (try 'govloader %s --help')\n",
+			cmd, argv[optind - 1], cmd);
+		return -EINVAL;
+	}
+}
+
+int cli_no_args(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	pr_warn("%s: unexpected argument '%s' (try 'govloader %s --help')\n",
+		cmd, argv[optind], cmd);
+	return -EINVAL;
+}
+
 int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	      const char *allowed, struct cli_opts *o)
 {
@@ -28,7 +61,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	};
 	const char *name;
 	__u32 v;
-	int c, idx;
+	int c, idx, err;
 
 	o->pin_root = DEFAULT_PIN_ROOT;
 	o->cpu = -1;
@@ -79,24 +112,14 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 				return -EINVAL;
 			}
 			break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(usage, stdout); return 1;
-		case ':':
-			pr_warn("%s: option '%s' needs a value (try 'govloader %s --help')\n",
-				cmd, argv[optind - 1], cmd);
-			return -EINVAL;
 		default:
-			pr_warn("%s: unknown option '%s' (try 'govloader %s --help')\n",
-				cmd, argv[optind - 1], cmd);
-			return -EINVAL;
+			err = cli_common_opt(cmd, usage, c, argv);
+			if (err)
+				return err;
 		}
 	}
 	o->argi = optind;
-	if (optind < argc && !strstr(allowed, "ARGS")) {
-		pr_warn("%s: unexpected argument '%s' (try 'govloader %s --help')\n",
-			cmd, argv[optind], cmd);
-		return -EINVAL;
-	}
+	if (!strstr(allowed, "ARGS"))
+		return cli_no_args(cmd, argc, argv);
 	return 0;
 }

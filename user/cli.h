@@ -31,4 +31,14 @@ struct cli_opts {
 int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	      const char *allowed, struct cli_opts *o);
 
+/*
+ * For a subcommand with its own getopt_long loop (optstring starting with
+ * ':'), on every option @c it does not handle itself: -v, -q, -h (prints
+ * @usage unless NULL), a missing value, an unknown option. Returns 0 to go
+ * on, 1 after --help, or -EINVAL after one clear line.
+ */
+int cli_common_opt(const char *cmd, const char *usage, int c, char **argv);
+/* No positional arguments left after getopt: 0, or -EINVAL after one line. */
+int cli_no_args(const char *cmd, int argc, char **argv);
+
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cli.h"
 #include "common.h"
 #include "log.h"
 #include "metrics.h"
@@ -71,24 +72,14 @@ int do_metrics(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'P': pin_root = optarg; break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(metrics_usage, stdout); return 0;
-		case ':':
-			pr_warn("metrics: option '%s' needs a value (try 'govloader metrics --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			pr_warn("metrics: unknown option '%s' (try 'govloader metrics --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			err = cli_common_opt("metrics", metrics_usage, c, argv);
+			if (err)
+				return err > 0 ? 0 : EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		pr_warn("metrics: unexpected argument '%s' (try 'govloader metrics --help')\n",
-			argv[optind]);
+	if (cli_no_args("metrics", argc, argv))
 		return EXIT_USAGE;
-	}
 	if (out && !*out) {
 		pr_warn("metrics: -o needs a file name\n");
 		return EXIT_USAGE;

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bpfgov.h"
+#include "cli.h"
 #include "common.h"
 #include "gov.h"
 #include "log.h"
@@ -446,17 +447,10 @@ int do_plot(int argc, char **argv)
 			}
 			want[v] = any_want = true;
 			break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(plot_usage, stdout); return 0;
-		case ':':
-			pr_warn("plot: option '%s' needs a value (try 'govloader plot --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			pr_warn("plot: unknown option '%s' (try 'govloader plot --help')\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			err = cli_common_opt("plot", plot_usage, c, argv);
+			if (err)
+				return err > 0 ? 0 : EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {

@@ -29,6 +29,7 @@
 #include "bpfgov_tunables.h"
 #include "bpfgov_trace.skel.h"
 #include "actuate.h"
+#include "cli.h"
 #include "common.h"
 #include "config.h"
 #include "gov.h"
@@ -142,7 +143,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, err;
 
 	memset(o, 0, sizeof(*o));
 	o->pin_root = DEFAULT_PIN_ROOT;
@@ -229,24 +230,14 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 				return -EINVAL;
 			}
 			break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
 		case 'h': start_usage(stdout); return 1;
-		case ':':
-			pr_warn("start: option '%s' needs a value (try 'govloader start --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
 		default:
-			pr_warn("start: unknown option '%s' (try 'govloader start --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
+			err = cli_common_opt("start", NULL, c, argv);
+			if (err)
+				return err;
 		}
 	}
-	if (optind < argc) {
-		pr_warn("start: unexpected argument '%s' (try 'govloader start --help')\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return cli_no_args("start", argc, argv);
 }
 
 static volatile sig_atomic_t exiting;
