@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make install / make uninstall, honouring DESTDIR and prefix:
-#   make install                          /usr/local/sbin/govloader, unit, docs
+#   make install                          /usr/local/sbin/govloader, unit, man pages, docs
 #   make install prefix=/usr DESTDIR=/tmp/pkg
 # Installs govloader (0755), bpfgov.service (ExecStart/ExecStopPost pointed
-# at $(sbindir)) and the docs. /etc/bpfgov.conf is never written: it is the
+# at $(sbindir)), govloader(8), bpfgov.conf(5) and the docs. /etc/bpfgov.conf is never written: it is the
 # operator's (docs/OPERATIONS.md has an example). Included by the Makefile.
 
 prefix   ?= /usr/local
 sbindir  ?= $(prefix)/sbin
 datadir  ?= $(prefix)/share
 docdir   ?= $(datadir)/doc/bpfgov
+mandir   ?= $(datadir)/man
 unitdir  ?= $(prefix)/lib/systemd/system
 INSTALL  ?= install
 
@@ -28,6 +29,10 @@ install: govloader
 		dist/bpfgov.service > $(DESTDIR)$(unitdir)/bpfgov.service.tmp
 	$(Q)chmod 0644 $(DESTDIR)$(unitdir)/bpfgov.service.tmp
 	$(Q)mv -f $(DESTDIR)$(unitdir)/bpfgov.service.tmp $(DESTDIR)$(unitdir)/bpfgov.service
+	$(call msg,INSTALL,$(DESTDIR)$(mandir)/man8/govloader.8 man5/bpfgov.conf.5)
+	$(Q)$(INSTALL) -d -m 0755 $(DESTDIR)$(mandir)/man8 $(DESTDIR)$(mandir)/man5
+	$(Q)$(INSTALL) -m 0644 man/govloader.8 $(DESTDIR)$(mandir)/man8/govloader.8
+	$(Q)$(INSTALL) -m 0644 man/bpfgov.conf.5 $(DESTDIR)$(mandir)/man5/bpfgov.conf.5
 	$(call msg,INSTALL,$(DESTDIR)$(docdir))
 	$(Q)$(INSTALL) -m 0644 $(INSTALL_DOCS) $(DESTDIR)$(docdir)/
 	@echo "installed; 'systemctl daemon-reload && systemctl enable --now bpfgov' starts the service"
@@ -35,5 +40,6 @@ install: govloader
 uninstall:
 	$(call msg,RM,$(DESTDIR)$(sbindir)/govloader)
 	$(Q)rm -f $(DESTDIR)$(sbindir)/govloader $(DESTDIR)$(unitdir)/bpfgov.service
+	$(Q)rm -f $(DESTDIR)$(mandir)/man8/govloader.8 $(DESTDIR)$(mandir)/man5/bpfgov.conf.5
 	$(Q)rm -f $(addprefix $(DESTDIR)$(docdir)/,$(notdir $(INSTALL_DOCS)))
 	$(Q)rmdir $(DESTDIR)$(docdir) 2>/dev/null || true

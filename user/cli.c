@@ -43,6 +43,18 @@ int cli_no_args(const char *cmd, int argc, char **argv)
 	return -EINVAL;
 }
 
+/* @word is one of the space-separated words of @list. */
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	      const char *allowed, struct cli_opts *o)
 {
@@ -72,7 +84,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, ":vqh", lo, &idx)) != -1) {
 		if (c >= O_PIN && c <= O_TIME) {
 			name = lo[c - O_PIN].name;
-			if (!strstr(allowed, name)) {
+			if (!word_in(allowed, name)) {
 				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
 					cmd, name, cmd);
 				return -EINVAL;
@@ -119,7 +131,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		}
 	}
 	o->argi = optind;
-	if (!strstr(allowed, "ARGS"))
+	if (!word_in(allowed, "ARGS"))
 		return cli_no_args(cmd, argc, argv);
 	return 0;
 }

@@ -132,10 +132,10 @@ static void record_usage(FILE *out)
 		"Usage: govloader record FILE [--duration S] [--pin-root DIR] [--sysfs-root DIR]\n"
 		"Record per-CPU busy runs, idle gaps, idle-state residencies and wake-up latency\n"
 		"samples from a running 'govloader start' into a trace (docs/trace-format.md).\n"
-		"  --duration S      stop after S seconds (default: until Ctrl-C)\n"
-		"  --pin-root DIR    bpffs directory of the running instance (%s)\n"
-		"  --sysfs-root DIR  where to read the idle-state table (%s)\n"
-		"  -h, --help        this text\n", DEFAULT_PIN_ROOT, DEFAULT_SYSFS_ROOT);
+		"  -d, --duration S      stop after S seconds (default: until Ctrl-C)\n"
+		"  -p, --pin-root DIR    bpffs directory of the running instance (%s)\n"
+		"  -s, --sysfs-root DIR  where to read the idle-state table (%s)\n"
+		"  -h, --help            this text\n", DEFAULT_PIN_ROOT, DEFAULT_SYSFS_ROOT);
 }
 
 int do_record(int argc, char **argv)

@@ -20,7 +20,7 @@ static const char set_usage[] =
 "Usage: govloader set KEY=VALUE [KEY=VALUE ...] [--pin-root DIR]\n"
 "Change tunables of the running instance through its pinned 'tunables'\n"
 "map; the BPF programs use them at their next event. Every pair is\n"
-"validated first (same ranges as --set); on any error nothing changes.\n"
+"validated first (same ranges as 'start --set'); on any error nothing changes.\n"
 "'govloader status' shows the new values with origin 'set'. nr_states\n"
 "describes the machine and cannot be set at run time.\n"
 "Exit: 0 ok, 1 error, 2 bad input, 3 not running.\n";

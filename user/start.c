@@ -104,6 +104,8 @@ void start_usage(FILE *f)
 "                          alone binds 127.0.0.1)\n"
 "  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
 "  --restart               scx mode: reload after the kernel ejects the scheduler\n"
+"  --test-scx-error-after S  scx mode, for tests of --restart: the scheduler\n"
+"                          reports an error after S seconds\n"
 "  -v, -q                  more / less output\n",
 		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT,
 		DEFAULT_CONFIG_FILE, DEFAULT_PROFILE);
