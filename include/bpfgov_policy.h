@@ -411,14 +411,17 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	 * deeper than the current pick takes 5/8 of the history, staying at
 	 * or above it 3/8. A bare median flips between two states on every
 	 * other idle period when the history sits near the boundary, and each
-	 * flip is a sysfs write.
+	 * flip is a sysfs write. The band is around the history's own last
+	 * pick (hist_pick), not the veto's: a halt forced by one long poll
+	 * must not make the history's next halt easier (3/8 instead of 5/8),
+	 * or one long idle among short ones halts the next few short ones.
 	 */
 	band = pol_min32(c->pick_band, 3);
 	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
 		if (k >= n)
 			continue;
 		acc += s->bins[k];
-		if (total && acc * 8 < total * (k > s->idle_pick ? 4 + band : 4 - band))
+		if (total && acc * 8 < total * (k > s->hist_pick ? 4 + band : 4 - band))
 			continue;
 		if (!pol_allowed(s, c, k)) {
 			qos_cut = 1;
@@ -432,6 +435,7 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 		pick = 0;
 	if (qos_cut)
 		reason = BPFGOV_R_QOS;
+	s->hist_pick = pick;
 	/*
 	 * Polling veto (poll_max_us = 0 turns it off): right after a poll
 	 * that overran poll_max_us (poll, then halt: the next idle of a lull
@@ -526,6 +530,44 @@ static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
  * history. A separate entry point: in BPF the verifier then checks the
  * loops once, not once per way the wakeup was classified.
  */
+/*
+ * The history that predicts the next idle period is the one of the class
+ * of this one (@cls: 0 when polling paid, 1 when a halting state did): a
+ * first-order context. Where short and long idles come in runs (phases, a
+ * server's bursts and lulls), each context learns its own run and a change
+ * of phase costs one wrong pick, not the several that a single history
+ * needs to turn over; where they are mixed at random, both contexts learn
+ * the same mix. A context never visited starts as a copy of the other.
+ */
+static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls)
+{
+	__u32 k, t, seen = 0;
+
+	if (cls == s->ctx)
+		return;
+	for (k = 0; k < BPFGOV_MAX_STATES; k++)
+		seen |= s->alt_bins[k];
+	s->ctx = cls;
+	if (!seen) {
+		for (k = 0; k < BPFGOV_MAX_STATES; k++)
+			s->alt_bins[k] = s->bins[k];
+		s->alt_long_share = s->long_share;
+		s->alt_hist_pick = s->hist_pick;
+		return;
+	}
+	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+		t = s->bins[k];
+		s->bins[k] = s->alt_bins[k];
+		s->alt_bins[k] = t;
+	}
+	t = s->long_share;
+	s->long_share = s->alt_long_share;
+	s->alt_long_share = t;
+	t = s->hist_pick;
+	s->hist_pick = s->alt_hist_pick;
+	s->alt_hist_pick = t;
+}
+
 #define POL_LEARN_LONG_POLL	0x100u	/* @st_flags: a poll overran poll_max_us */
 #define POL_LEARN_SELECT_ONLY	0x200u	/* @st_flags: the period goes on, learn nothing yet */
 
@@ -564,6 +606,8 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	s->long_share -= s->long_share >> c->bin_decay_shift;
 	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
 		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
+	if (c->history_ctx)
+		pol_switch_ctx(s, bin > 0);
 
 	return pol_idle_select(s, c, long_poll);
 }
@@ -706,6 +750,8 @@ static __always_inline void pol_cpu_init(struct bpfgov_cpu_state *s,
 	s->floor = c->floor_min;
 	s->target = c->floor_min;
 	s->idle_pick = pol_nr_states(c) - 1;
+	s->hist_pick = s->idle_pick;
+	s->ctx = s->idle_pick > 0;	/* as after an idle that a halt paid */
 }
 
 #endif /* __BPFGOV_POLICY_H */

@@ -133,7 +133,7 @@ static void test_tunables_defaults_in_range(void **state)
 	} while (0);
 	BPFGOV_TUNABLES(CHECK_TUNABLE)
 #undef CHECK_TUNABLE
-	assert_int_equal(n, 24);	/* every X() line was visited */
+	assert_int_equal(n, 25);	/* every X() line was visited */
 }
 
 static void test_tunables_default_state_table(void **state)
@@ -996,11 +996,13 @@ static void test_idle_history_short_picks_poll_long_picks_halt(void **state)
 	int i;
 
 	(void)state;
-	/* default table: halt costs 1us and pays back from an idle worth of
-	 * 2us. A 500ns halt residency is worth max(500ns - 1us, 0) = 0: bin 0
+	/* One history (history_ctx 0): the arithmetic of a single context;
+	 * test_idle_context_* cover two. Default table: halt costs 1us and
+	 * pays back from an idle worth of 2us. A 500ns halt residency is worth max(500ns - 1us, 0) = 0: bin 0
 	 * (poll), and too deep. One sample: total 1024, acc(halt) 0,
 	 * 0 * 2 < 1024 -> poll. */
 	sim_init(&m);
+	m.c.history_ctx = 0;
 	assert_int_equal(m.s.idle_pick, 1);
 	sim_busy(&m, 10 * US, 0);
 	assert_int_equal(sim_idle(&m, 500, 1, 0), POL_PICK);
@@ -1170,6 +1172,7 @@ static void test_idle_long_poll_veto(void **state)
 
 	(void)state;
 	sim_init(&m);
+	m.c.history_ctx = 0;	/* one history: its bins below */
 	/* short history: the first residency is in halt (the initial pick),
 	 * worth max(500ns - 1us, 0) = 0; then 19 polls worth 500ns < 2us:
 	 * all bin 0 -> poll */
@@ -1240,31 +1243,241 @@ static void test_idle_poll_share_veto(void **state)
 static void test_idle_lull_then_short_idles_poll(void **state)
 {
 	struct sim m;
-	int i;
+	int i, ctx;
+
+	(void)state;
+	/* with one history and with one per context */
+	for (ctx = 0; ctx <= 1; ctx++) {
+		sim_init(&m);
+		m.c.history_ctx = ctx;
+		m.s.wake_cost_ns[1] = 100 * US;		/* halt pays back from 200us */
+		for (i = 0; i < 30; i++) {
+			sim_busy(&m, 10 * US, 0);
+			sim_idle(&m, 20 * US, m.s.idle_pick, 10 * US);
+		}
+		assert_int_equal(m.s.idle_pick, 0);
+		assert_int_equal(m.s.long_share, 0);
+		assert_int_equal(m.s.ctx, !ctx);	/* 1 from the start: not kept */
+		/* a 10ms lull in halt, woken by another CPU: worth 10ms, long */
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 10 * MS, 1, 100 * US);
+		assert_true(m.s.expected_idle_ns > 200 * US);	/* the mean is high */
+		if (!ctx) {
+			assert_int_equal(m.s.long_share, 128);	/* 0 + 1024 >> 3 */
+		} else {
+			/* learned by the short context, which then hands
+			 * over to the long one: its one sample (the first
+			 * idle, short) says poll */
+			assert_int_equal(m.s.ctx, 1);
+			assert_int_equal(m.s.alt_long_share, 128);
+			assert_int_equal(m.s.long_share, 0);
+		}
+		/* the bins: 1024 in bin 1 against ~7 samples in bin 0: poll
+		 * stays (or comes back at once), and the next short idles poll */
+		assert_int_equal(m.s.idle_pick, 0);
+		for (i = 0; i < 5; i++) {
+			sim_busy(&m, 10 * US, 0);
+			sim_idle(&m, 20 * US, m.s.idle_pick, 10 * US);
+			assert_int_equal(m.s.idle_pick, 0);
+		}
+		/* decays by 1/8: 128 -16 -14 -12 -10 -9 with one history; with
+		 * contexts the first short idle is the long context's, the
+		 * other four decay the short one's 128 to 76 (-16 -14 -12 -10) */
+		assert_int_equal(m.s.long_share, ctx ? 76 : 67);
+	}
+}
+
+/*
+ * One idle period of @sleep as the kernel runs it (and replay models it):
+ * the standing pick; a poll that reaches the kernel's poll limit times out
+ * and the idle loop selects again; the last residency is ended by a waker
+ * on another CPU, @sleep after the period began, and costs the state's
+ * wake-up (1us polled, m->s.wake_cost_ns[1] halted). Returns the first pick.
+ */
+static __u32 sim_period(struct sim *m, __u64 sleep)
+{
+	__u64 left = sleep, res, lat, limit = pol_poll_limit_ns(&m->c), cost;
+	__u32 first = m->s.idle_pick, pick;
+
+	sim_busy(m, 50 * US, 0);
+	for (;;) {
+		pick = m->s.idle_pick;
+		pol_idle_enter(&m->s, &m->c, pick, m->now);
+		if (m->c.state_is_poll[pick] && left > limit) {
+			m->now += limit;
+			left -= limit;
+			pol_idle_exit(&m->s, &m->c, m->now, &res, &lat);
+			continue;
+		}
+		cost = m->c.state_is_poll[pick] ? 1 * US : m->s.wake_cost_ns[1];
+		pol_wake_stamp(&m->s, m->now + left);
+		m->now += left + cost;
+		pol_idle_exit(&m->s, &m->c, m->now, &res, &lat);
+		return first;
+	}
+}
+
+/* Guards the hysteresis reference: the band is around the history's own
+ * last pick (hist_pick), so a halt that the polling veto forced does not
+ * lower the history's bar for halting from 5/8 to 3/8. */
+static void test_idle_hysteresis_around_history_pick(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	sim_init(&m);
+	m.s.bins[0] = 4 * 1024;
+	m.s.bins[1] = 4 * 1024;		/* 4/8 long: inside the band */
+	/* the veto forced a halt (idle_pick 1), the history had said poll */
+	m.s.hist_pick = 0;
+	m.s.idle_pick = 1;
+	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), POL_PICK);
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.pick_reason, BPFGOV_R_HISTORY);
+	assert_int_equal(m.s.hist_pick, 0);
+	/* the history itself halted: 4/8 >= 3/8 keeps it halting */
+	m.s.hist_pick = 1;
+	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), POL_PICK);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), 0);
+	/* edges of the band: 5/8 is needed to go deeper, 3/8 to stay */
+	m.s.hist_pick = 0;
+	m.s.bins[0] = 3 * 1024;
+	m.s.bins[1] = 5 * 1024;
+	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), 0);	/* already 1 */
+	assert_int_equal(m.s.hist_pick, 1);
+	m.s.bins[0] = 5 * 1024 + 1;
+	m.s.bins[1] = 3 * 1024 - 1;
+	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), POL_PICK);
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.hist_pick, 0);
+	/* the veto changes idle_pick, never hist_pick */
+	m.s.long_share = 512;
+	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), POL_PICK);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+	assert_int_equal(m.s.hist_pick, 0);
+}
+
+/* Guards pol_switch_ctx: the first visit of a context starts from a copy
+ * of the other one; later changes swap the two histories (bins,
+ * long_share and hist_pick together); history_ctx 0 keeps one. */
+static void test_idle_context_switch(void **state)
+{
+	struct sim m;
+	__u32 k;
 
 	(void)state;
 	sim_init(&m);
 	m.s.wake_cost_ns[1] = 100 * US;		/* halt pays back from 200us */
-	for (i = 0; i < 30; i++) {
-		sim_busy(&m, 10 * US, 0);
-		sim_idle(&m, 20 * US, m.s.idle_pick, 10 * US);
-	}
-	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.ctx, 1);		/* the initial pick halts */
+	for (k = 0; k < BPFGOV_MAX_STATES; k++)
+		assert_int_equal(m.s.alt_bins[k], 0);
+	/* a short idle: learned by context 1, then context 0 starts as its copy */
+	sim_period(&m, 20 * US);
+	assert_int_equal(m.s.ctx, 0);
+	assert_int_equal(m.s.bins[0], 1024);
+	assert_int_equal(m.s.alt_bins[0], 1024);
+	assert_int_equal(m.s.bins[1], 0);
+	assert_int_equal(m.s.alt_bins[1], 0);
+	assert_int_equal(m.s.alt_hist_pick, 1);	/* copied before the pick */
+	assert_int_equal(m.s.hist_pick, 0);
+	/* a long one: learned by context 0, then the two swap */
+	sim_period(&m, 2 * MS);
+	assert_int_equal(m.s.ctx, 1);
+	assert_int_equal(m.s.bins[0], 1024);
+	assert_int_equal(m.s.bins[1], 0);
 	assert_int_equal(m.s.long_share, 0);
-	/* a 10ms lull in halt, woken by another CPU: worth 10ms, long */
-	sim_busy(&m, 10 * US, 0);
-	sim_idle(&m, 10 * MS, 1, 100 * US);
-	assert_int_equal(m.s.long_share, 128);		/* 0 + 1024 >> 3 */
-	assert_true(m.s.expected_idle_ns > 200 * US);	/* the mean is high */
-	/* the bins: 1024 in bin 1 against ~7 samples in bin 0: poll stays
-	 * (or comes back at once), and the next short idles poll */
-	assert_int_equal(m.s.idle_pick, 0);
-	for (i = 0; i < 5; i++) {
-		sim_busy(&m, 10 * US, 0);
-		sim_idle(&m, 20 * US, m.s.idle_pick, 10 * US);
-		assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.alt_bins[0], 896);
+	assert_int_equal(m.s.alt_bins[1], 1024);
+	assert_int_equal(m.s.alt_long_share, 128);
+	/* another long one stays in context 1 */
+	sim_period(&m, 2 * MS);
+	assert_int_equal(m.s.ctx, 1);
+	assert_int_equal(m.s.bins[0], 896);
+	assert_int_equal(m.s.bins[1], 1024);
+	assert_int_equal(m.s.alt_bins[1], 1024);
+	/* one history: no context ever changes */
+	sim_init(&m);
+	m.c.history_ctx = 0;
+	m.s.wake_cost_ns[1] = 100 * US;
+	sim_period(&m, 20 * US);
+	sim_period(&m, 2 * MS);
+	assert_int_equal(m.s.ctx, 1);
+	assert_int_equal(m.s.bins[0], 896);
+	assert_int_equal(m.s.bins[1], 1024);
+	for (k = 0; k < BPFGOV_MAX_STATES; k++)
+		assert_int_equal(m.s.alt_bins[k], 0);
+	/* a single state: every idle is of class 0, nothing to switch */
+	sim_init(&m);
+	m.c.nr_states = 1;
+	sim_reinit(&m);
+	assert_int_equal(m.s.ctx, 0);
+	sim_period(&m, 20 * US);
+	assert_int_equal(m.s.ctx, 0);
+	assert_int_equal(m.s.alt_bins[0], 0);
+}
+
+/* Phases of short (20us) and long (2ms) idles, 40 each: once both
+ * contexts have seen a phase, a change of phase costs one wrong pick each
+ * way (the first long one polled to the limit, the first short one
+ * halted); one history needs several to turn over. */
+static void test_idle_context_phases(void **state)
+{
+	struct sim m;
+	int ctx, cyc, i, halted_short, polled_long;
+
+	(void)state;
+	for (ctx = 1; ctx >= 0; ctx--) {
+		sim_init(&m);
+		m.c.history_ctx = ctx;
+		m.s.wake_cost_ns[1] = 100 * US;
+		halted_short = polled_long = 0;
+		for (cyc = 0; cyc < 4; cyc++) {
+			for (i = 0; i < 40; i++)
+				if (sim_period(&m, 20 * US) != 0 && cyc == 3)
+					halted_short++;
+			for (i = 0; i < 40; i++)
+				if (sim_period(&m, 2 * MS) == 0 && cyc == 3)
+					polled_long++;
+		}
+		if (ctx) {
+			assert_int_equal(halted_short, 1);
+			assert_int_equal(polled_long, 1);
+		} else {
+			assert_true(halted_short >= 4);
+			assert_true(polled_long >= 4);
+		}
 	}
-	assert_int_equal(m.s.long_share, 67);	/* 128 -16 -14 -12 -10 -9: decays by 1/8 */
+}
+
+/* Short and long idles mixed at random (30 % long): both contexts learn
+ * about the same mix and poll; only runs of long idles that chance
+ * strings together move a context to halting for a while. */
+static void test_idle_context_random_mix(void **state)
+{
+	struct sim m;
+	__u32 rnd = 1, first;
+	int i, shorts = 0, halted_short = 0;
+
+	(void)state;
+	sim_init(&m);
+	m.s.wake_cost_ns[1] = 100 * US;
+	for (i = 0; i < 1000; i++) {
+		int is_long;
+
+		rnd = rnd * 1103515245u + 12345u;
+		is_long = (rnd >> 16) % 100 < 30;
+		first = sim_period(&m, is_long ? 2 * MS : 20 * US);
+		if (i >= 100 && !is_long) {
+			shorts++;
+			halted_short += first != 0;
+		}
+	}
+	/* 29 of 649 with this seed; a context that followed a single long
+	 * idle into halting would halt 30 % of them */
+	assert_int_equal(shorts, 649);
+	assert_true(halted_short * 8 < shorts);
 }
 
 /* A poll ended by the kernel's time limit: the idle period goes on, the
@@ -2101,6 +2314,10 @@ int main(void)
 		cmocka_unit_test(test_idle_worth_stamp_at_exit),
 		cmocka_unit_test(test_idle_poll_share_veto),
 		cmocka_unit_test(test_idle_lull_then_short_idles_poll),
+		cmocka_unit_test(test_idle_hysteresis_around_history_pick),
+		cmocka_unit_test(test_idle_context_switch),
+		cmocka_unit_test(test_idle_context_phases),
+		cmocka_unit_test(test_idle_context_random_mix),
 		cmocka_unit_test(test_idle_timed_out_poll_carried),
 		cmocka_unit_test(test_idle_poll_timeout_edges),
 		cmocka_unit_test(test_idle_poll_limit),
