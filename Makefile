@@ -72,7 +72,7 @@ TEST_OBJS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS))
 WORK_SRCS  := $(wildcard tests/workloads/*.c)
 WORK_BINS  := $(patsubst tests/workloads/%.c,$(BUILD)/%,$(WORK_SRCS))
 
-.PHONY: all deps run check check-unit check-integration check-fuzz bench soak clean help
+.PHONY: all deps run check check-unit check-integration check-fuzz bench soak clean help print-ldlibs
 # Generated skeletons and test objects are not throw-away intermediates.
 .SECONDARY: $(SKELS) $(TEST_OBJS)
 
@@ -159,6 +159,10 @@ check-integration: all
 
 check-fuzz: all
 	$(Q)bash tests/fuzz/run.sh
+
+# The loader's link line, for tests/fuzz/run.sh (the args harness links it).
+print-ldlibs:
+	@echo $(LDLIBS)
 
 # Sanitizers, valgrind and a long switch-heavy run: not part of `make check`.
 soak: deps

@@ -7,9 +7,13 @@
 # findings), then fuzzes for a bounded time.
 # One test per harness, then "N passed, N failed".
 #   tests/fuzz/run.sh [SECONDS]     (default $FUZZ_SECONDS or 20 per harness)
-#   FUZZ_MERGE=1 tests/fuzz/run.sh  also merge new coverage into the corpus
-# A finding is left in $BUILD/fuzz/crash-<harness>-*: fix it, then copy the
-# input into the corpus so it stays a regression test.
+#   FUZZ_MERGE=1 tests/fuzz/run.sh  also merge the new coverage into
+#                                   $BUILD/fuzz/merged/<harness>/
+# Nothing is written under tests/: libFuzzer only ever sees a copy of the
+# kept corpus and scratch directories under $BUILD/fuzz. A finding is left in
+# $BUILD/fuzz/crash-<harness>-*: fix it, then copy the input into the corpus
+# as regress-<what> so it stays a regression test; the same for a merged
+# input worth keeping.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -23,6 +27,7 @@ n=0
 
 ok()     { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
+diag()   { echo "# $*"; }
 
 # Sources each harness links (user space, no BPF skeletons except for
 # start's parser, which lives with its command in start.c).
@@ -35,10 +40,11 @@ srcs() {
 	esac
 }
 
-# Libraries: the loader's own for the harness that links it (as the Makefile).
+# Libraries: the loader's own link line (from the Makefile) for the harness
+# that links the loader.
 libs() {
 	case $1 in
-	args) echo -lbpf -lelf -lz -lm "$(pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)" -lpthread ;;
+	args) make --no-print-directory -s print-ldlibs ;;
 	*) echo -lbpf -lelf -lz -lm ;;
 	esac
 }
@@ -51,7 +57,8 @@ mkdir -p "$OUT"
 for h in "${HARNESSES[@]}"; do
 	bin=$OUT/fuzz_$h
 	log=$OUT/$h.log
-	corpus=tests/fuzz/corpus/$h
+	kept=tests/fuzz/corpus/$h
+	corpus=$OUT/seed/$h	# a copy: libFuzzer writes into corpus directories
 	work=$OUT/scratch/$h
 	# shellcheck disable=SC2046
 	if ! "$CLANG" "${CFLAGS_FUZZ[@]}" -o "$bin" "tests/fuzz/fuzz_$h.c" $(srcs "$h") \
@@ -59,13 +66,15 @@ for h in "${HARNESSES[@]}"; do
 		not_ok "fuzz_$h: cannot build (clang with libFuzzer: packages clang-14, libclang-rt-14-dev): $(grep -m1 -E 'error' "$log")"
 		continue
 	fi
+	rm -rf "$corpus" "$work"
+	mkdir -p "$corpus" "$work"
+	cp -p "$kept"/* "$corpus"/
 	# Regression: every kept input once.
-	if ! "$bin" -runs=1 "$corpus"/* >"$log" 2>&1; then
-		not_ok "fuzz_$h: a corpus input fails again: $(grep -E '^Running: ' "$log" | tail -n1 | cut -c10-): $(grep -m1 -oE 'ERROR: .*|runtime error: .*' "$log")"
+	if ! "$bin" -runs=1 -artifact_prefix="$OUT/crash-$h-" "$corpus"/* >"$log" 2>&1; then
+		f=$(grep -E '^Running: ' "$log" | tail -n1 | cut -c10-)
+		not_ok "fuzz_$h: a corpus input fails again: $kept/${f##*/}: $(grep -m1 -oE 'ERROR: .*|runtime error: .*' "$log")"
 		continue
 	fi
-	rm -rf "$work"
-	mkdir -p "$work"
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 	if "$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
@@ -75,7 +84,10 @@ for h in "${HARNESSES[@]}"; do
 		cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n1)
 		ok "fuzz_$h: ${runs:-?} runs in ${SECS} s, ${cov:-cov ?}, corpus $(ls "$corpus" | wc -l) kept + $(ls "$work" | wc -l) new"
 		if [ "${FUZZ_MERGE:-0}" = 1 ]; then
-			"$bin" -merge=1 "$corpus" "$work" >>"$log" 2>&1
+			rm -rf "$OUT/merged/$h"
+			mkdir -p "$OUT/merged/$h"
+			"$bin" -merge=1 "$OUT/merged/$h" "$corpus" "$work" >>"$log" 2>&1
+			diag "fuzz_$h: merged corpus in $OUT/merged/$h ($(ls "$OUT/merged/$h" | wc -l) inputs)"
 		fi
 	else
 		crash=$(ls -t "$OUT"/crash-"$h"-* 2>/dev/null | head -n1)
