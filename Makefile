@@ -53,7 +53,7 @@ TEST_LDLIBS := $(LDLIBS) -lcmocka -lpthread
 # BPF: CO-RE against the committed vmlinux.h (from a sched_ext kernel);
 # -fms-extensions because that kernel's BTF has structs embedding
 # anonymous structs that clang otherwise rejects.
-BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall \
+BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) -Wall $(if $(filter 1,$(WERROR)),-Werror) \
 	      -fms-extensions -Wno-microsoft-anon-tag \
 	      -Iinclude -I$(VMLINUX_DIR) -MMD -MP
 
@@ -93,13 +93,23 @@ deps:
 $(BUILD)/bpf $(BUILD)/user $(BUILD)/tests:
 	$(Q)mkdir -p $@
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c | $(BUILD)/bpf
+# C and BPF objects depend on the compilers and flags they were built with
+# (a WERROR=1 or sanitizer build rebuilds them): the stamp changes with them.
+FLAGS_STAMP := $(BUILD)/cflags.stamp
+FLAGS_LINE   = $(CC) $(ALL_CFLAGS) | $(BPF_CC) $(BPF_CFLAGS)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(FLAGS_LINE)' | cmp -s - $@ || echo '$(FLAGS_LINE)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(FLAGS_STAMP) | $(BUILD)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CC) $(BPF_CFLAGS) -c $< -o $@
 
 BPF_CC := $(CLANG)
-$(BUILD)/bpf/bpfgov_scx.bpf.o: BPF_CC := $(SCX_CLANG)
-$(BUILD)/bpf/bpfgov_scx.bpf.o: BPF_CFLAGS += -mcpu=v3
+$(BUILD)/bpf/bpfgov_scx.bpf.o: private BPF_CC := $(SCX_CLANG)
+$(BUILD)/bpf/bpfgov_scx.bpf.o: private BPF_CFLAGS += -mcpu=v3
 
 # `bpftool gen object` links and strips DWARF (the skeleton embeds the
 # object); scripts/fix-skel.sh adapts what bpftool 7.5 emits to libbpf 1.4
@@ -110,15 +120,6 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $(BUILD)/bpf/$*.lnk.o name $* > $@.tmp
 	$(Q)sh scripts/fix-skel.sh < $@.tmp > $@
 	$(Q)rm -f $@.tmp
-
-# C objects depend on the compiler and flags they were built with (a
-# WERROR=1 or sanitizer build rebuilds them): the stamp changes with them.
-FLAGS_STAMP := $(BUILD)/cflags.stamp
-$(FLAGS_STAMP): FORCE
-	@mkdir -p $(BUILD)
-	@echo '$(CC) $(ALL_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(ALL_CFLAGS)' > $@
-.PHONY: FORCE
-FORCE:
 
 # User objects include the skeletons: generate them first; -MMD records
 # the real dependencies for the next build.
