@@ -38,6 +38,8 @@ struct bpfgov_config {
 	__u32 transition_latency_us;	/* platform's, if known (0: unknown); rate limit >= it */
 	__u32 deadband;			/* min floor change worth a write (1024 scale) */
 	__u32 fall_delay_us;		/* a fall waits until the target stayed below this long */
+	__u32 rise_band;		/* rise once the floor is this much of the target below it (/1024) */
+	__u32 fall_band;		/* fall once the window's peak is this much of the floor below it (/1024) */
 	/* idle choice */
 	__u32 nr_states;		/* idle states described below */
 	__u32 payback_pct;		/* a state pays back when idle >= cost * payback / 100 */
@@ -112,6 +114,8 @@ struct bpfgov_cpu_state {
 	__u32 alt_hist_pick;
 	__u32 alt_bins[BPFGOV_MAX_STATES];
 	__u64 carry_ns;			/* poll time spent by timed-out polls of this idle period */
+	__u32 fall_peak;		/* highest target seen while below the floor */
+	__u32 pad1;
 	__u64 below_since_ns;		/* target has stayed below the floor since (0: not below) */
 	__u64 expected_idle_ns;		/* EWMA of idle worth (time until the wakeup) */
 	__u64 seg_start_ns;		/* start of the open utilization segment */

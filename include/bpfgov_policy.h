@@ -22,9 +22,12 @@
  * the floor stays >= gap_keep of the target seen when the gap began, for
  * hold_ms after the last such gap (so a CPU that goes quiet releases it
  * hold_ms later, and a periodic load re-arms it at its current level, not
- * at a past peak). Changes smaller than the deadband and
- * changes faster than the rate limit (never below the platform's
- * transition latency) are not made.
+ * at a past peak). Hysteresis keeps a steady load on one floor: a rise
+ * is made at once but only once the floor is more than rise_band of the
+ * target below it; a fall waits fall_delay_us, goes to the target's peak
+ * over that wait, and only if that is more than fall_band of the floor
+ * lower. Changes smaller than the deadband and changes faster than the
+ * rate limit (never below the platform's transition latency) are not made.
  *
  * Idle choice. A state pays back when the idle period (time until the
  * wakeup, without the state's own exit cost) is at least its measured
@@ -151,39 +154,65 @@ static __always_inline __u64 pol_open_busy(const struct bpfgov_cpu_state *s, __u
  * Decide the floor from target and gap memory. @hint is the reason to
  * report when the gap memory is not what sets the value. Returns POL_FLOOR
  * when s->floor changed.
+ *
+ * Hysteresis, so that a steady load whose target wobbles keeps one floor:
+ * - a rise is made at once, but only once the floor is more than
+ *   rise_band/1024 of the target below it (the floor keeps at least
+ *   (1024 - rise_band)/1024 of the target);
+ * - a fall waits until the target stayed below the floor for fall_delay_us
+ *   and goes to the highest value the target took in that window (not to
+ *   its latest trough), and only if that is more than fall_band/1024 of
+ *   the floor below it; otherwise the window starts again;
+ * - changes smaller than the deadband are never made; reaching either
+ *   clamp always is (a fall to floor_min is not delayed: a CPU that went
+ *   quiet gets there through the gap memory's own expiry and the remote
+ *   refresh);
+ * - two changes are at least the rate limit apart.
  */
 static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u64 now,
 					    __u32 hint)
 {
-	__u32 want = s->target, reason = hint, diff;
+	__u32 want = s->target, reason = hint, diff, now_want;
 
 	/* The hold never overrides the clamp: floor_max is the user's word. */
 	if (s->hold_floor && want < s->hold_floor && want < c->floor_max) {
 		want = pol_min32(s->hold_floor, c->floor_max);
 		reason = BPFGOV_R_GAP_HOLD;
 	}
-	if (want >= s->floor)
+	now_want = want;
+	if (want >= s->floor) {
 		s->below_since_ns = 0;
+		s->fall_peak = 0;
+	}
 	if (want == s->floor)
 		return 0;
-	diff = want > s->floor ? want - s->floor : s->floor - want;
-	/* Reaching either clamp is always worth a write: being stuck a
-	 * deadband above the minimum is exactly what a user would notice. */
-	if (diff < c->deadband && want != c->floor_min && want != c->floor_max)
-		return 0;
-	/* Hysteresis: a rise is made at once, a fall only once the target
-	 * has stayed below the floor for fall_delay_us (a steady load whose
-	 * target wobbles around one level keeps one floor). Dropping to
-	 * floor_min is never delayed: a CPU that went quiet gets there
-	 * through the gap memory's own expiry and the remote refresh. */
-	if (want < s->floor && c->fall_delay_us && want != c->floor_min) {
-		if (!s->below_since_ns) {
-			s->below_since_ns = now ? now : 1;
+	if (want > s->floor) {
+		diff = want - s->floor;
+		if (want != c->floor_max &&
+		    (diff < c->deadband || diff * BPFGOV_SCALE <= want * c->rise_band))
+			return 0;
+	} else if (want != c->floor_min) {
+		if (c->fall_delay_us) {
+			if (!s->below_since_ns) {
+				s->below_since_ns = now ? now : 1;
+				s->fall_peak = want;
+				return 0;
+			}
+			s->fall_peak = pol_max32(s->fall_peak, want);
+			if (now - s->below_since_ns < (__u64)c->fall_delay_us * POL_NS_PER_US)
+				return 0;
+			want = s->fall_peak;
+		}
+		diff = s->floor - want;
+		if (diff < c->deadband || diff * BPFGOV_SCALE <= s->floor * c->fall_band) {
+			/* Not worth a write: watch a fresh window. */
+			if (c->fall_delay_us) {
+				s->below_since_ns = now ? now : 1;
+				s->fall_peak = now_want;
+			}
 			return 0;
 		}
-		if (now - s->below_since_ns < (__u64)c->fall_delay_us * POL_NS_PER_US)
-			return 0;
 	}
 	if (s->last_floor_ns && now - s->last_floor_ns < pol_rate_limit_ns(c))
 		return 0;
@@ -192,6 +221,7 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 	s->floor = want;
 	s->floor_reason = reason;
 	s->below_since_ns = 0;
+	s->fall_peak = 0;
 	s->last_floor_ns = now;
 	s->nr_floor_changes++;
 	return POL_FLOOR;

@@ -133,7 +133,7 @@ static void test_tunables_defaults_in_range(void **state)
 	} while (0);
 	BPFGOV_TUNABLES(CHECK_TUNABLE)
 #undef CHECK_TUNABLE
-	assert_int_equal(n, 25);	/* every X() line was visited */
+	assert_int_equal(n, 27);	/* every X() line was visited */
 }
 
 static void test_tunables_default_state_table(void **state)
@@ -503,6 +503,8 @@ static void test_floor_deadband(void **state)
 	sim_init(&m);
 	m.c.rate_limit_us = 0;		/* isolate the deadband */
 	m.c.fall_delay_us = 0;		/* ... from the fall hysteresis */
+	m.c.rise_band = 0;		/* ... and from the bands */
+	m.c.fall_band = 0;
 	assert_int_equal(m.c.deadband, 16);
 	m.s.floor = 500;
 	m.s.target = 510;		/* +10 < 16 */
@@ -670,6 +672,8 @@ static void gap_setup(struct sim *m)
 	m->c.headroom_pct = 100;
 	m->c.tick_busy_us = 2000;
 	m->c.fall_delay_us = 0;		/* the hold alone, no fall hysteresis */
+	m->c.rise_band = 0;
+	m->c.fall_band = 0;
 	sim_reinit(m);
 	t0 = m->now;
 	pol_busy_begin(&m->s, &m->c, t0);
@@ -1791,8 +1795,9 @@ static void test_idle_wake_reason_first_wins(void **state)
 	assert_int_equal(lat, 4 * US);
 }
 
-/* Floor hysteresis: a rise at once, a fall once the target stayed below
- * the floor for fall_delay_us; a return above cancels the wait. */
+/* Floor hysteresis, the wait alone (bands 0): a rise at once, a fall
+ * once the target stayed below the floor for fall_delay_us; a return at
+ * or above the floor cancels the wait. */
 static void test_floor_fall_delay(void **state)
 {
 	struct sim m;
@@ -1801,6 +1806,8 @@ static void test_floor_fall_delay(void **state)
 	(void)state;
 	sim_init(&m);
 	m.c.rate_limit_us = 0;
+	m.c.rise_band = 0;
+	m.c.fall_band = 0;
 	assert_int_equal(m.c.fall_delay_us, 10000);
 	m.s.floor = 500;
 	m.s.target = 600;			/* rise: at once */
@@ -1809,6 +1816,7 @@ static void test_floor_fall_delay(void **state)
 	m.s.target = 400;			/* fall: the wait starts */
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 1, 0), 0);
 	assert_int_equal(m.s.below_since_ns, t + 1);
+	assert_int_equal(m.s.fall_peak, 400);
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 1 + 10 * MS - 1, 0), 0);
 	assert_int_equal(m.s.floor, 600);
 	/* edge: exactly fall_delay later */
@@ -1816,13 +1824,15 @@ static void test_floor_fall_delay(void **state)
 	assert_int_equal(m.s.floor, 400);
 	assert_int_equal(m.s.floor_reason, BPFGOV_R_UTIL_FALL);
 	assert_int_equal(m.s.below_since_ns, 0);
-	/* below, then back at or above the floor: the wait restarts */
+	assert_int_equal(m.s.fall_peak, 0);
+	/* below, then back at the floor: the wait restarts */
 	t += 20 * MS;
 	m.s.target = 300;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
 	m.s.target = 400;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 5 * MS, 0), 0);
 	assert_int_equal(m.s.below_since_ns, 0);
+	assert_int_equal(m.s.fall_peak, 0);
 	m.s.target = 300;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 6 * MS, 0), 0);
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 12 * MS, 0), 0);
@@ -1831,16 +1841,285 @@ static void test_floor_fall_delay(void **state)
 	m.s.target = 0;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 17 * MS, 0), POL_FLOOR);
 	assert_int_equal(m.s.floor, 0);
-	/* within the deadband below: no wait is started */
+	/* within the deadband below: the wait starts (the value is the
+	 * window's peak), but the window ends without a write and a fresh
+	 * one starts at the target then */
 	m.s.floor = 500;
 	m.s.target = 490;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 30 * MS, 0), 0);
-	assert_int_equal(m.s.below_since_ns, 0);
-	/* fall_delay_us = 0: at once */
-	m.c.fall_delay_us = 0;
+	assert_int_equal(m.s.below_since_ns, t + 30 * MS);
 	m.s.target = 300;
-	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 31 * MS, 0), POL_FLOOR);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 40 * MS, 0), 0);
+	assert_int_equal(m.s.floor, 500);
+	assert_int_equal(m.s.below_since_ns, t + 40 * MS);
+	assert_int_equal(m.s.fall_peak, 300);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 50 * MS, 0), POL_FLOOR);
 	assert_int_equal(m.s.floor, 300);
+	/* fall_delay_us = 0: at once, to the target */
+	m.c.fall_delay_us = 0;
+	m.s.floor = 500;
+	m.s.target = 300;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 51 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 300);
+	assert_int_equal(m.s.below_since_ns, 0);
+}
+
+/* Rise band: a rise is made at once, but only once the floor is more than
+ * rise_band/1024 of the target below it. Default 160: with floor 500 the
+ * threshold is (t - 500) * 1024 > t * 160, i.e. t > 592.59. */
+static void test_floor_rise_band(void **state)
+{
+	struct sim m;
+	__u64 t = T0;
+
+	(void)state;
+	sim_init(&m);
+	m.c.rate_limit_us = 0;
+	assert_int_equal(m.c.rise_band, 160);
+	m.s.floor = 500;
+	m.s.target = 592;			/* 92 * 1024 = 94208 <= 592 * 160 = 94720 */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
+	assert_int_equal(m.s.floor, 500);
+	m.s.target = 593;			/* 93 * 1024 = 95232 > 94880 */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 1, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 593);	/* to the whole target */
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_UTIL_RISE);
+	/* a target above the floor within the band cancels a pending fall */
+	m.s.target = 300;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 2, 0), 0);
+	assert_int_equal(m.s.below_since_ns, t + 2);
+	m.s.target = 600;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 3, 0), 0);
+	assert_int_equal(m.s.floor, 593);
+	assert_int_equal(m.s.below_since_ns, 0);
+	assert_int_equal(m.s.fall_peak, 0);
+	/* the lowest floor is left at once: any rise past the deadband */
+	m.s.floor = 0;
+	m.s.target = 15;			/* < deadband 16 */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 4, 0), 0);
+	m.s.target = 16;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 5, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 16);
+	/* reaching floor_max is always written, inside the band too */
+	m.s.floor = 900;
+	m.s.target = 1024;			/* 124 * 1024 <= 1024 * 160 */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 6, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 1024);
+	m.c.floor_max = 800;
+	m.s.floor = 700;
+	m.s.target = 800;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 7, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 800);
+	m.c.floor_max = 1024;
+	/* the gap memory's level is what is compared: from the lowest floor
+	 * the hold is written at once (a short gap never leaves the floor
+	 * at the minimum) */
+	m.s.floor = 0;
+	m.s.target = 0;
+	m.s.hold_floor = 784;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 8, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 784);
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_GAP_HOLD);
+	m.s.hold_floor = 0;
+	/* rise_band 0: every rise past the deadband */
+	m.c.rise_band = 0;
+	m.s.floor = 500;
+	m.s.target = 516;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 9, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 516);
+	/* the largest band: the floor keeps half the target */
+	m.c.rise_band = 512;
+	m.s.floor = 500;
+	m.s.target = 1000;			/* 500 * 1024 <= 1000 * 512 */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 10, 0), 0);
+	m.s.target = 1001;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 11, 0), POL_FLOOR);
+}
+
+/* Fall band and window peak: once the target stayed below the floor for
+ * fall_delay_us, the floor goes to the highest target of that window, and
+ * only if that is more than fall_band/1024 of the floor below it. Default
+ * 192 with floor 800: a fall needs (800 - p) * 1024 > 800 * 192 = 153600,
+ * i.e. p < 650. */
+static void test_floor_fall_band_peak(void **state)
+{
+	struct sim m;
+	__u64 t = T0;
+
+	(void)state;
+	sim_init(&m);
+	m.c.rate_limit_us = 0;
+	assert_int_equal(m.c.fall_band, 192);
+	assert_int_equal(m.c.fall_delay_us, 10000);
+	m.s.floor = 800;
+	m.s.target = 500;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
+	assert_int_equal(m.s.fall_peak, 500);
+	m.s.target = 620;			/* the window's peak */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 3 * MS, 0), 0);
+	m.s.target = 450;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 6 * MS, 0), 0);
+	assert_int_equal(m.s.fall_peak, 620);
+	/* the window ends: to the peak, not to the latest trough */
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 10 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 620);
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_UTIL_FALL);
+	assert_int_equal(m.s.fall_peak, 0);
+
+	/* edge: a peak of 650 is not worth a fall; the window starts again
+	 * from the target at its end */
+	t += 100 * MS;
+	m.s.floor = 800;
+	m.s.target = 650;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
+	m.s.target = 600;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 10 * MS, 0), 0);
+	assert_int_equal(m.s.floor, 800);
+	assert_int_equal(m.s.below_since_ns, t + 10 * MS);
+	assert_int_equal(m.s.fall_peak, 600);
+	/* the next window's peak, 649, is: (800 - 649) * 1024 = 154624 */
+	m.s.target = 649;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 15 * MS, 0), 0);
+	m.s.target = 100;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 20 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 649);
+
+	/* the rate limit holds a due fall back: the window is kept and a
+	 * later, higher target still counts */
+	t += 100 * MS;
+	m.c.rate_limit_us = 2000;
+	m.s.floor = 800;
+	m.s.last_floor_ns = t + 9 * MS;
+	m.s.target = 400;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 10 * MS, 0), 0);
+	assert_int_equal(m.s.below_since_ns, t);
+	m.s.target = 500;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 11 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 500);
+	m.c.rate_limit_us = 0;
+
+	/* the gap memory's level counts as the target in the window */
+	t += 100 * MS;
+	m.s.floor = 800;
+	m.s.target = 100;
+	m.s.hold_floor = 600;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
+	assert_int_equal(m.s.fall_peak, 600);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 10 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 600);
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_GAP_HOLD);
+	m.s.hold_floor = 0;
+
+	/* floor_min is reached at once, whatever the window */
+	m.s.target = 0;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 11 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 0);
+
+	/* fall_delay_us 0: no window, the band applies to the target */
+	m.c.fall_delay_us = 0;
+	m.s.floor = 800;
+	m.s.target = 650;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 12 * MS, 0), 0);
+	assert_int_equal(m.s.below_since_ns, 0);
+	m.s.target = 649;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 13 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 649);
+	/* fall_band 0: the deadband alone */
+	m.c.fall_band = 0;
+	m.s.target = 633;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 14 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 633);
+}
+
+/* Deterministic jitter for the load tests (LCG, Numerical Recipes). */
+static __u64 lcg_below(__u32 *x, __u64 n)
+{
+	*x = *x * 1664525u + 1013904223u;
+	return (__u64)(*x >> 8) % n;
+}
+
+/* A jittered periodic load at 347 Hz: busy and idle each 1.1 ms plus
+ * [0, 0.6 ms) (no short gaps: the gap memory stays out). Returns the floor
+ * changes over @n periods after 200 ms of settling; checks after every
+ * busy start that the floor keeps (1024 - rise_band)/1024 of the target
+ * (less the deadband) once the rate limit allows a write. */
+static __u64 jitter_load_changes(struct sim *m, int n)
+{
+	__u32 x = 1;
+	__u64 before = 0;
+	int i;
+
+	for (i = 0; i < 70 + n; i++) {
+		__u64 busy = 1100 * US + lcg_below(&x, 600 * US);
+		__u64 idle = 1100 * US + lcg_below(&x, 600 * US);
+
+		if (i == 70)
+			before = m->s.nr_floor_changes;
+		sim_busy(m, busy, 0);
+		sim_idle(m, idle, 1, 0);
+		if (m->now - m->s.last_floor_ns >= pol_rate_limit_ns(&m->c))
+			assert_true((__u64)(m->s.floor + m->c.deadband) * BPFGOV_SCALE >
+				    (__u64)m->s.target * (BPFGOV_SCALE - m->c.rise_band));
+	}
+	return m->s.nr_floor_changes - before;
+}
+
+/* Why the bands exist: on a jittered steady load the target wobbles by
+ * about a sixth either way. Without the bands the floor follows each
+ * wobble (tens of writes a second); with the defaults it keeps one level
+ * (a few writes over the run), and the floor stays within the bands of
+ * the target. */
+static void test_floor_steady_jitter_keeps_level(void **state)
+{
+	struct sim m;
+	__u64 with, without;
+
+	(void)state;
+	sim_init(&m);
+	with = jitter_load_changes(&m, 700);	/* ~2 s */
+	print_message("  jittered 347 Hz, 2 s: %llu floor changes with the bands\n",
+		      (unsigned long long)with);
+	assert_true(with <= 4);
+	sim_init(&m);
+	m.c.rise_band = 0;
+	m.c.fall_band = 0;
+	without = jitter_load_changes(&m, 700);
+	print_message("  jittered 347 Hz, 2 s: %llu floor changes without\n",
+		      (unsigned long long)without);
+	assert_true(without >= 10 * (with + 1));
+}
+
+/* The bands keep the gap memory whole: an impulse (busy 10 ms, a gap of
+ * 747-950 us, busy again) never finds the floor at the minimum after the
+ * gap, with the default tunables. */
+static void test_floor_bands_keep_gap_memory(void **state)
+{
+	struct sim m;
+	__u32 x = 7;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	for (i = 0; i < 100; i++) {
+		int k;
+
+		/* quiet (1 us timer blips every 4 ms): floor at the minimum */
+		for (k = 0; k < 150; k++) {
+			sim_idle(&m, 4 * MS - 1 * US, 1, 0);
+			sim_busy(&m, 1 * US, 0);
+		}
+		assert_int_equal(m.s.floor, m.c.floor_min);
+		sim_busy(&m, 10 * MS, 4 * MS);
+		sim_idle(&m, 747 * US + lcg_below(&x, 204 * US), 1, 0);
+		pol_busy_begin(&m.s, &m.c, m.now);
+		assert_true(m.s.floor > m.c.floor_min);
+		assert_true(m.s.hold_floor > 0);
+		m.now += 5 * MS;
+		pol_tick(&m.s, &m.c, m.now);
+		assert_true(m.s.floor > m.c.floor_min);
+		pol_busy_end(&m.s, &m.c, m.now);
+	}
 }
 
 /* poll_max_us = 0 turns the long-poll veto off in both places: no poll
@@ -2325,6 +2604,10 @@ int main(void)
 		cmocka_unit_test(test_idle_timer_wake_cost),
 		cmocka_unit_test(test_idle_wake_reason_first_wins),
 		cmocka_unit_test(test_floor_fall_delay),
+		cmocka_unit_test(test_floor_rise_band),
+		cmocka_unit_test(test_floor_fall_band_peak),
+		cmocka_unit_test(test_floor_steady_jitter_keeps_level),
+		cmocka_unit_test(test_floor_bands_keep_gap_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
