@@ -2,7 +2,8 @@
 /*
  * Idle knobs: the per-CPU PM QoS resume latency limit
  * (power/pm_qos_resume_latency_us), and under menu/teo the cpuidle
- * stateK/disable knobs deeper than the pick.
+ * stateK/disable knobs deeper than the pick, and of the polling states
+ * when the pick halts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,14 +149,18 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 	err = file_knob_set(a, c, &c->qos, want, &wrote);
 
 	/* menu/teo honour stateK/disable: disable states deeper than the pick,
-	 * give the others their original back. */
+	 * and the polling states when the pick halts (the PM QoS limit only
+	 * caps the governor's choice: without this a halting pick could not
+	 * stop it from polling); give the others their original back. */
 	for (int k = 0; !err && a->use_disable && k < c->nr_disable &&
 			k < (int)cfg->nr_states; k++) {
 		struct knob *d = &c->disable[k];
 		bool deeper = pick != BPFGOV_NO_STATE && (__u32)k > pick;
+		bool poll = pick != BPFGOV_NO_STATE && (__u32)k < pick && cfg->state_is_poll[k] &&
+			    !cfg->state_is_poll[pick];
 		char orig[KNOB_TEXT];
 
-		if (deeper) {
+		if (deeper || poll) {
 			err = file_knob_set(a, c, d, "1", &wrote);
 		} else if (d->written) {
 			str_rstrip_copy(orig, sizeof(orig), d->orig_text);

@@ -581,11 +581,12 @@ static void run_ref_idle(int pol, const struct timeline *tl,
  * kernel governor: the loader turns the pick into the PM QoS resume latency
  * limit (act_set_idle(): "n/a" for a polling pick, the pick's exit latency
  * for an intermediate one, the original value for the deepest) and, under
- * menu and teo, disables the states deeper than the pick; the governor then
- * makes its own choice under that limit. A pick shallower than the
- * governor's is honoured (the limit caps it); a deeper one is not (nothing
- * disables the shallower states), and haltpoll and ladder ignore the
- * disable knobs. bpfgov's hooks see the state really entered.
+ * menu and teo, disables the states deeper than the pick and, for a halting
+ * pick, the polling states; the governor then makes its own choice under
+ * that limit. A pick shallower than the governor's is honoured (the limit
+ * caps it); a deeper one only as far as polling goes (shallower halting
+ * states stay enabled), and haltpoll and ladder ignore the disable knobs.
+ * bpfgov's hooks see the state really entered.
  */
 #define NR_VARIANTS	5
 static const int variant_policy[NR_VARIANTS] = {
@@ -639,7 +640,8 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 
 			v->gov.latency_req_ns = actuated_latency_req(cfg, pick);
 			for (__u32 k = 0; k < v->rs.n; k++)
-				v->rs.disabled[k] = (gov == REF_MENU || gov == REF_TEO) && k > pick;
+				v->rs.disabled[k] = (gov == REF_MENU || gov == REF_TEO) &&
+						    (k > pick || (k < pick && j->poll[k] && !j->poll[pick]));
 			g = ref_idle_select(&v->gov, nt > elapsed ? nt - elapsed : 0,
 					    delta_tick(o, at));
 			pick = (__u32)g < j->n ? (__u32)g : j->n - 1;

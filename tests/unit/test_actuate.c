@@ -641,9 +641,11 @@ static void test_idle_disable_menu(void **state)
 		sys_put(e, r, k == 3 ? "1\n" : "0\n");	/* state3 disabled by the admin */
 	}
 	assert_int_equal(act_open(&a, &o), 0);
+	/* a halting pick: deeper states and the polling one disabled (the
+	 * limit alone cannot stop menu from polling) */
 	assert_int_equal(act_set_idle(a, 0, 1, &c), 0);
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "2\n");
-	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "1\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state1/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "1\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
@@ -654,14 +656,22 @@ static void test_idle_disable_menu(void **state)
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
 
-	/* deepest: originals everywhere (state3 stays as the admin set it) */
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "1\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state1/disable"), "0\n");
+
+	/* deepest: originals everywhere (state3 stays as the admin set it)
+	 * but polling, still disabled */
 	assert_int_equal(act_set_idle(a, 0, 3, &c), 0);
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "1\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state1/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
 
+	/* polling: the polling state gets its original back */
 	assert_int_equal(act_set_idle(a, 0, 0, &c), 0);
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "n/a\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state1/disable"), "1\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "1\n");
 	act_close(a);
@@ -690,6 +700,9 @@ static void test_idle_disable_haltpoll(void **state)
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "n/a\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state1/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
+	/* a halting pick leaves the polling state alone too */
+	assert_int_equal(act_set_idle(a, 0, 1, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
 	act_close(a);
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "0\n");
 }
