@@ -223,9 +223,9 @@ doc_replay() {
 		def r1: if . == null then "–" else . * 10 | round / 10 | tostring end;
 		def vshort: {"win": "W", "tie": "=", "dominated": "D", "trade-off": "T"}[.] // "?";
 		.governor as $gov | .kernel as $K |
-		"Every trace is replayed by `govloader replay --json` through bpfgov'"'"'s policy core, the kernel models and bpfgov as actuated under this machine'"'"'s idle governor (`bpfgov@\($gov)`), at bpfgov'"'"'s defaults (balanced) and with `--profile powersave` / `--profile performance`. " +
+		"Every trace is replayed by `govloader replay --json` through bpfgov'"'"'s policy core, the kernel models and bpfgov as actuated under the idle governor of the machine that ran the bench (`bpfgov@\($gov)`), at bpfgov'"'"'s defaults (balanced) and with `--profile powersave` / `--profile performance`. " +
 		"Each idle period is judged against the hindsight oracle (docs/DESIGN.md, \"The judge\"): **E** = energy above the oracle in % of one CPU (power model: polling 1, halt 0.3, a wake-up costs its latency at full power), **L** = wake-up latency above the oracle in µs per idle period. Lower is better on both; L < 0 buys latency with energy. " +
-		"haltpoll runs with `guest_halt_poll_ns` = \(.haltpoll_ns) (this machine'"'"'s). Synthetic traces use the costs of a KVM guest (halt 100 µs to wake, poll 1 µs); `--table vm` gives the governors the table such a guest claims (halt 1/1 µs), `--table truthful` one that states the real cost. Recorded traces were taken on this machine with `govloader record`; their truthful copy sets the table to the measured costs.",
+		"haltpoll runs with `guest_halt_poll_ns` = \(.haltpoll_ns) (that machine'"'"'s). Synthetic traces use the costs of a KVM guest (halt 100 µs to wake, poll 1 µs); `--table vm` gives the governors the table such a guest claims (halt 1/1 µs), `--table truthful` one that states the real cost. Recorded traces were taken on that machine with `govloader record`; their truthful copy sets the table to the measured costs.",
 		"",
 		(.tables[] | .table as $t | .scenarios as $S |
 		 (["bpfgov", "bpfgov@" + $gov, "powersave:bpfgov", "performance:bpfgov"] + $K + ["ladder-balanced"]) as $cols |

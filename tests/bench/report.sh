@@ -152,7 +152,7 @@ doc_tools() {
 	echo "## 1b. The field's own tools"
 	echo
 	[ -s "$OUT/tools.json" ] || { echo "Not run."; echo; return; }
-	jq -r '"`perf bench sched pipe`, `hackbench` and `cyclictest`, bpfgov at its defaults (trace mode, actuating what the machine has) vs not loaded, \(.rounds) rounds alternating. cpuidle driver: `\(.idle_driver)`\(if .idle_driver == "none" then " (bpfgov cannot change the idle state here, so cyclictest should not move)" else "" end). Load average after the section: \(.load).",
+	jq -r '"`perf bench sched pipe`, `hackbench` and `cyclictest`, bpfgov at its defaults (trace mode, actuating what the machine has) vs not loaded, \(.rounds) rounds alternating. cpuidle driver: `\(.idle_driver)`\(if .idle_driver == "none" then " (bpfgov cannot change the idle state without one, so cyclictest should not move)" else "" end). Load average after the section: \(.load).",
 		"",
 		"| round | pipe ops/s off | on | ratio | hackbench s off | on | speed ratio | cyclictest avg us off | on | delta |", "|---|---|---|---|---|---|---|---|---|---|",
 		(range(0; .pipe.ratios | length) as $i |
@@ -204,14 +204,14 @@ doc_ringbuf() {
 
 doc_shootout() {
 	local drv
-	echo "## 4. Real idle shoot-out"
+	echo "## 4. Real idle shoot-out on the machine that ran the bench"
 	echo
 	[ -s "$OUT/shootout.json" ] || { echo "Not run."; echo; return; }
 	drv=$(j shootout.json .driver)
 	if [ "$drv" = none ]; then
 		cat <<-EOF
-		**Not measurable here: this machine has no cpuidle driver**
-		(\`current_driver\` = \`none\`). Without a driver the idle loop
+		**Not measurable: the machine that ran the bench has no cpuidle
+		driver** (\`current_driver\` = \`none\`). Without a driver the idle loop
 		calls \`default_idle_call()\` (HLT) directly: no cpuidle governor is
 		consulted (writing \`current_governor\` is accepted but changes
 		nothing) and per-CPU PM QoS, the knob bpfgov's idle choice goes
@@ -230,7 +230,7 @@ doc_shootout() {
 		(.rows | group_by(.config) | sort_by(.[0].config | {"haltpoll":0,"menu":1,"ladder":2,"bpfgov":3,"forced-poll":4}[.] // 9)[] |
 		 "| \(.[0].config) | " + (sort_by(.work_us) | map("\(.loops_per_s | floor)") | join(" | ")) + " |"),
 		"",
-		"Poll time, % of CPU time (n/a: not measurable here):",
+		"Poll time, % of CPU time (n/a: not measurable" + (if .driver == "none" then ": no cpuidle driver, no POLL state time" else ": no POLL state time" end) + "):",
 		"",
 		"| config | 0 µs | 20 µs | 100 µs | 500 µs |", "|---|---|---|---|---|",
 		(.rows | group_by(.config) | sort_by(.[0].config | {"haltpoll":0,"menu":1,"ladder":2,"bpfgov":3,"forced-poll":4}[.] // 9)[] |
