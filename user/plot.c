@@ -339,10 +339,16 @@ static int scatter(char **traces, int n, const char *out, const char *title, con
 	const char *base;
 	int i, p, err = 0;
 	FILE *f;
+	/* Per panel: the extent of the points and the origin (the oracle). */
+	struct { double x0, x1, y0, y1; } *ext;
 
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	ext = calloc(n, sizeof(*ext));
+	if (!r || !ext) {
+		free(r);
+		free(ext);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n && !err; i++) {
 		trace_init(&t);
 		replay_opts_default(&o);
@@ -359,10 +365,16 @@ static int scatter(char **traces, int n, const char *out, const char *title, con
 			err = -errno;
 			break;
 		}
-		for (p = 0; p < RP__MAX; p++)
-			if (r->p[p].idle)
-				fprintf(f, "%s %.3f %.4f\n", replay_policy_name(p),
-					r->p[p].latency_dist_us, r->p[p].energy_dist_pct);
+		for (p = 0; p < RP__MAX; p++) {
+			if (!r->p[p].idle)
+				continue;
+			fprintf(f, "%s %.3f %.4f\n", replay_policy_name(p),
+				r->p[p].latency_dist_us, r->p[p].energy_dist_pct);
+			ext[i].x0 = fmin(ext[i].x0, r->p[p].latency_dist_us);
+			ext[i].x1 = fmax(ext[i].x1, r->p[p].latency_dist_us);
+			ext[i].y0 = fmin(ext[i].y0, r->p[p].energy_dist_pct);
+			ext[i].y1 = fmax(ext[i].y1, r->p[p].energy_dist_pct);
+		}
 		if (fclose(f))
 			err = -errno;
 	}
@@ -373,8 +385,10 @@ static int scatter(char **traces, int n, const char *out, const char *title, con
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 				 names[0] ? " " : "", replay_policy_name(p));
 	free(r);
-	if (err)
+	if (err) {
+		free(ext);
 		return err;
+	}
 	fprintf(gp, "P = '%s'\n", names);
 	fprintf(gp, "pt_of(n) = (strstrt(n, 'bpfgov') ? word('7 5 9 11 13 15', (i %% 6) + 1) : "
 		"word('6 4 8 10 12 14', (i %% 6) + 1)) + 0\n");
@@ -392,11 +406,22 @@ static int scatter(char **traces, int n, const char *out, const char *title, con
 		base = strrchr(traces[i], '/') ? strrchr(traces[i], '/') + 1 : traces[i];
 		fprintf(gp, "set title ");
 		gp_quote(gp, base);
+		/* Every policy on the oracle: a range of its own around it
+		 * (gnuplot's autoscale would warn about an empty range). */
+		if (ext[i].x1 - ext[i].x0 < 1e-3)
+			fprintf(gp, "\nset xrange [%.3f:%.3f]", ext[i].x0 - 1, ext[i].x1 + 1);
+		else
+			fprintf(gp, "\nset autoscale x");
+		if (ext[i].y1 - ext[i].y0 < 1e-3)
+			fprintf(gp, "\nset yrange [%.3f:%.3f]", ext[i].y0 - 1, ext[i].y1 + 1);
+		else
+			fprintf(gp, "\nset autoscale y");
 		fprintf(gp, "\nplot for [i=1:words(P)] '%s/scatter%d.dat' "
 			"using (strcol(1) eq word(P, i) ? $2 : 1/0):3 with points "
 			"pt pt_of(word(P, i)) ps 1.8 lw 2 lc i title word(P, i)\n", dir, i);
 	}
 	fprintf(gp, "unset multiplot\n");
+	free(ext);
 	return 0;
 }
 

@@ -106,9 +106,39 @@ sec_replay() {
 		done
 	done
 	judge_collect "$d" "${recs[@]}" >"$OUT/replay.json"
+	judge_plots "$d" "${recs[@]}"
 	jq -r '.tables[] | .table as $t | .scenarios[] |
 		"  [\($t)] \(.title): bpfgov E \(.p.bpfgov.e | . * 100 | round / 100) % L \(.p.bpfgov.l | . * 10 | round / 10) us; " +
 		"verdicts \(.p.bpfgov.v | to_entries | map("\(.key) \(.value)") | join(", "))"' "$OUT/replay.json"
+}
+
+# judge_plots DIR RECORDED...: `govloader plot` (gnuplot) into $OUT/plots:
+# the energy/latency scatter of every policy per idle table, and the
+# timelines of a synthetic and a recorded trace. The doc shows them beside
+# the tables; without gnuplot the doc says so.
+judge_plots() {
+	local d=$1 tb rec
+	shift
+	rm -rf "$OUT/plots"
+	mkdir -p "$OUT/plots"
+	if ! command -v "${GNUPLOT:-gnuplot}" >/dev/null; then
+		warn "gnuplot is not installed: no plots (scripts/deps.sh installs gnuplot-nox)"
+		return 0
+	fi
+	for tb in $JUDGE_TABLES; do
+		logrun replay "$GOV" -q plot scatter "$d/$tb"/*.trace \
+			--title "idle policies above the hindsight oracle, table $tb (lower left is better)" \
+			-o "$OUT/plots/scatter-$tb.png" || warn "plot scatter $tb failed"
+	done
+	logrun replay "$GOV" -q plot timeline "$d/vm/periodic-sweep.trace" \
+		--title "periodic 347 Hz, load 0-100-0 %: bpfgov's util, floor and idle pick (replay)" \
+		-o "$OUT/plots/timeline-periodic-sweep.png" || warn "plot timeline periodic-sweep failed"
+	for rec in "$@"; do
+		[ "$rec" = rec-sleepcycle ] || continue
+		logrun replay "$GOV" -q plot timeline "$d/$rec.trace" --cpu 1 \
+			--title "sleep-cycle 300/700 us on CPU 1, recorded here: bpfgov's util, floor and idle pick (replay)" \
+			-o "$OUT/plots/timeline-$rec.png" || warn "plot timeline $rec failed"
+	done
 }
 
 # judge_collect DIR RECORDED...: one JSON document for the report.
@@ -259,6 +289,31 @@ doc_replay() {
 			else "\(.floor | round), \(.gaps_low)/\(.gaps), \(.cps | r1)/s" end) | join(" | ")) + " |")
 	' "$OUT/replay.json"
 	echo
+	doc_plots
 	cmds replay
 	echo
+}
+
+# doc_plots: the plots of judge_plots, as images next to the doc
+# (bench/NAME, copied there by run.sh).
+doc_plots() {
+	local tb
+	echo "### Plots"
+	echo
+	if [ -z "$(ls "$OUT/plots" 2>/dev/null)" ]; then
+		echo "Not drawn: \`govloader plot\` needs gnuplot (\`apt-get install gnuplot-nox\`)."
+		echo
+		return
+	fi
+	echo "Drawn by \`govloader plot\` from the traces above. Scatter: each panel is one trace, each point one policy at (L, E); the hindsight oracle is the origin. Timeline: bpfgov's policy core replayed over the trace, util and floor as ratios of the CPU's range, the idle pick on the right axis."
+	echo
+	for tb in $JUDGE_TABLES; do
+		[ -e "$OUT/plots/scatter-$tb.png" ] &&
+			printf '![Energy and latency above the oracle, table %s](bench/scatter-%s.png)\n\n' "$tb" "$tb"
+	done
+	[ -e "$OUT/plots/timeline-periodic-sweep.png" ] &&
+		printf '![Timeline of the periodic sweep](bench/timeline-periodic-sweep.png)\n\n'
+	[ -e "$OUT/plots/timeline-rec-sleepcycle.png" ] &&
+		printf '![Timeline of a sleep-cycle trace recorded on this machine](bench/timeline-rec-sleepcycle.png)\n\n'
+	return 0
 }

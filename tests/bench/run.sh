@@ -22,6 +22,9 @@
 #   replay    seed scenarios (`govloader synth`, both idle tables) and traces
 #             recorded here, judged by `govloader replay --json` (judge.sh)
 #
+# The replay section draws plots with `govloader plot` (gnuplot); they go
+# to docs/bench/ beside the doc, which shows them.
+#
 # Environment: BENCH_QUICK=1 (short runs, for trying the script),
 # BENCH_ROUNDS, BENCH_OUT (raw results, default build/bench),
 # BENCH_DOC (default docs/BENCHMARKS.md; BENCH_DOC=- skips the doc),
@@ -473,6 +476,7 @@ main() {
 	trap 'exit 143' TERM
 	mkdir -p "$OUT"
 	rm -f "$OUT"/cmds.* "$OUT"/*.json "$OUT"/quiet.jsonl
+	rm -rf "$OUT/plots"
 	t0=$(date +%s)
 	say "bpfgov bench: $(uname -r), $NCPU CPUs, cpuidle driver $(idle_driver), governor $(idle_governor)"
 	facts_json >"$OUT/facts.json"
@@ -494,6 +498,12 @@ main() {
 	if [ "$DOC" != - ]; then
 		write_doc >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
 		say "wrote $DOC"
+		# The doc's images (doc_plots): replaced as a set.
+		rm -rf "$(dirname "$DOC")/bench"
+		if [ -n "$(ls "$OUT/plots" 2>/dev/null)" ]; then
+			cp -r "$OUT/plots" "$(dirname "$DOC")/bench"
+			say "wrote $(dirname "$DOC")/bench/ ($(ls "$OUT/plots" | wc -l) plots)"
+		fi
 	fi
 }
 

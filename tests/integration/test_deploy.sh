@@ -9,7 +9,7 @@
 #  - `promtool check config` passes on deploy/prometheus.yml.
 #  - The Containerfile runs only deploy/build.sh steps on Debian bookworm;
 #    those steps build and install govloader from a copy of the tree taken
-#    as the image build context is (.containerignore); the installed binary
+#    as the image build context is (.dockerignore); the installed binary
 #    links only libraries of the runtime-deps packages.
 #  - That binary runs with the DaemonSet's arguments (plus --dry-run) and
 #    its ConfigMap's configuration: metrics on the port, the liveness
@@ -177,7 +177,7 @@ excl=()
 while read -r l; do
 	case "$l" in ''|'#'*) continue ;; esac
 	excl+=("--exclude=./${l%/}")
-done <"$TOP/.containerignore"
+done <"$TOP/.dockerignore"
 tar -C "$TOP" "${excl[@]}" -cf - . | tar -C "$SRC" -xf -
 check "the build context has no build output" test ! -e "$SRC/build" -a ! -e "$SRC/govloader"
 check "build.sh build install (in the build context)" \

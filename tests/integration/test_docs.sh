@@ -30,4 +30,25 @@ for o in "$TOP"/build/bpf/*.bpf.o; do
 	is "${o#"$TOP"/}: declares the license \"Dual BSD/GPL\"" "$lic" "Dual BSD/GPL"
 done
 check "README states the BPF license" grep -qF "GPL-2.0 OR BSD-3-Clause" "$TOP/README.md"
+
+# The commands shown in the docs' shell blocks: each `govloader CMD` is a
+# command and every option on the line is in that command's --help.
+n=0
+while IFS=$'\t' read -r doc cmd opts; do
+	n=$((n + 1))
+	help=$("$GOV" "$cmd" --help 2>/dev/null)
+	check "$doc: 'govloader $cmd' is a command" test -n "$help"
+	for o in $opts; do
+		check "$doc: 'govloader $cmd $o' is in its --help" grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$help"
+	done
+done < <(for d in README.md docs/OPERATIONS.md; do
+	awk -v doc="$d" '/^```sh/ { f = 1; next } /^```/ { f = 0 } f' "$TOP/$d" |
+	sed 's/#.*//' | grep -oE '(^|[ (])(\./)?govloader [a-z]+[^|;&]*' |
+	while read -r line; do
+		cmd=$(sed -E 's/^[ (]*(\.\/)?govloader ([a-z]+).*/\2/' <<<"$line")
+		opts=$(grep -oE '(^| )--?[a-z][a-z0-9-]*' <<<"${line#*govloader $cmd}" | tr -d ' ' | sort -u | tr '\n' ' ')
+		printf '%s\t%s\t%s\n' "$d" "$cmd" "$opts"
+	done
+done)
+check "the docs show 20+ govloader commands ($n)" test "$n" -ge 20
 t_done

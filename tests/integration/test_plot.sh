@@ -45,6 +45,11 @@ for p in bpfgov menu teo ladder haltpoll; do
 	check "  ... scatter names policy $p" grep -q ">$p<" "$P/scatter.svg"
 done
 check "  ... both traces have a panel" bash -c "grep -q '>bursty.trace<' '$P/scatter.svg' && grep -q '>pingpong.trace<' '$P/scatter.svg'"
+# Ping-pong at 500 us: every policy sits on the oracle; the panel gets a
+# range of its own, gnuplot has nothing to warn about.
+"$GOV" synth pingpong --work-us 500 --duration 1 -o "$P/pp500.trace" 2>/dev/null
+check "scatter with every policy on the oracle" "$GOV" -q plot scatter "$P/pp500.trace" -o "$P/pp500.svg"
+is "  ... and nothing on stderr" "$("$GOV" -q plot scatter "$P/pp500.trace" -o "$P/pp500.svg" 2>&1)" ""
 check "scatter as PNG" "$GOV" -q plot scatter "$P/bursty.trace" -o "$P/scatter.png"
 check "  ... is a PNG image" is_png "$P/scatter.png"
 
