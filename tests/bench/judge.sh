@@ -125,18 +125,23 @@ judge_plots() {
 		warn "gnuplot is not installed: no plots (scripts/deps.sh installs gnuplot-nox)"
 		return 0
 	fi
+	# note_cmd with the titles quoted, so that the doc's lines run as shown
+	local t
 	for tb in $JUDGE_TABLES; do
-		logrun replay "$GOV" -q plot scatter "$d/$tb"/*.trace \
-			--title "idle policies above the hindsight oracle, table $tb (lower left is better)" \
-			-o "$OUT/plots/scatter-$tb.png" || warn "plot scatter $tb failed"
+		t="idle policies above the hindsight oracle, table $tb (lower left is better)"
+		note_cmd replay "$GOV -q plot scatter $d/$tb/*.trace --title '$t' -o $OUT/plots/scatter-$tb.png"
+		"$GOV" -q plot scatter "$d/$tb"/*.trace --title "$t" -o "$OUT/plots/scatter-$tb.png" ||
+			warn "plot scatter $tb failed"
 	done
-	logrun replay "$GOV" -q plot timeline "$d/vm/periodic-sweep.trace" \
-		--title "periodic 347 Hz, load 0-100-0 %: bpfgov's util, floor and idle pick (replay)" \
+	t="periodic 347 Hz, load 0-100-0 %: bpfgov's util, floor and idle pick (replay)"
+	note_cmd replay "$GOV -q plot timeline $d/vm/periodic-sweep.trace --title \"$t\" -o $OUT/plots/timeline-periodic-sweep.png"
+	"$GOV" -q plot timeline "$d/vm/periodic-sweep.trace" --title "$t" \
 		-o "$OUT/plots/timeline-periodic-sweep.png" || warn "plot timeline periodic-sweep failed"
 	for rec in "$@"; do
 		[ "$rec" = rec-sleepcycle ] || continue
-		logrun replay "$GOV" -q plot timeline "$d/$rec.trace" --cpu 1 \
-			--title "sleep-cycle 300/700 us on CPU 1, recorded here: bpfgov's util, floor and idle pick (replay)" \
+		t="sleep-cycle 300/700 us on CPU 1, recorded here: bpfgov's util, floor and idle pick (replay)"
+		note_cmd replay "$GOV -q plot timeline $d/$rec.trace --cpu 1 --title \"$t\" -o $OUT/plots/timeline-$rec.png"
+		"$GOV" -q plot timeline "$d/$rec.trace" --cpu 1 --title "$t" \
 			-o "$OUT/plots/timeline-$rec.png" || warn "plot timeline $rec failed"
 	done
 }
