@@ -80,6 +80,22 @@ status_get() { "$GOV" status --json 2>/dev/null | jq -r "$1"; }
 
 bg() { "$@" & BG_PIDS+=($!); }
 
+# gov_fds PID: how many descriptors the loader holds, not counting the
+# sched_waking link it attaches one second in four (wake-up cost sampling),
+# so that two counts taken at any moments compare.
+gov_fds() {
+	local info prog n=0
+	for info in /proc/"$1"/fdinfo/*; do
+		prog=$(sed -n 's/^prog_id:[[:space:]]*//p' "$info" 2>/dev/null)
+		if [ -n "$prog" ] && grep -q '^link_id:' "$info" 2>/dev/null &&
+		   bpftool prog show id "$prog" 2>/dev/null | grep -q ' name bpfgov_waking '; then
+			continue
+		fi
+		[ -e "$info" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
 nr_possible_cpus() {
 	local r
 	r=$(cat /sys/devices/system/cpu/possible)

@@ -18,7 +18,7 @@ online_back() { echo 1 >"$ONLINE" 2>/dev/null; }
 trap 'online_back; t_cleanup' EXIT
 
 check "start comes up" gov_start --msr-root "$MSR" --no-idle --duration 20
-fds0=$(ls /proc/"$GOV_PID"/fd | wc -l)
+fds0=$(gov_fds "$GOV_PID")
 echo 0 >"$ONLINE"
 is "CPU1 is offline" "$(cat "$ONLINE")" 0
 sleep 2.5
@@ -37,7 +37,7 @@ wait "${BG_PIDS[@]}" 2>/dev/null
 # are what must resume.
 check "CPU1's events are counted again after it came back (switches $n0 -> $n1)" [ "$n1" -gt "$n0" ]
 check "CPU1's min field follows its load again ($m > $HWP_LOWEST)" [ "$m" -gt "$HWP_LOWEST" ]
-fds1=$(ls /proc/"$GOV_PID"/fd | wc -l)
+fds1=$(gov_fds "$GOV_PID")
 is "no file descriptors leaked across the cycle" "$fds1" "$fds0"
 "$GOV" stop >/dev/null 2>&1
 gov_wait

@@ -66,7 +66,7 @@ while [ "$t" -lt "$SOAK_SECONDS" ]; do
 		tail_pid=$!
 	fi
 	rss=$(awk '/^VmRSS/{print $2}' /proc/"$GOV_PID"/status)
-	fds=$(ls /proc/"$GOV_PID"/fd | wc -l)
+	fds=$(gov_fds "$GOV_PID")
 	samples+=("$t $rss $fds")
 	sleep 10
 	t=$((t + 10))
