@@ -193,3 +193,102 @@ expect_fail() {
 		not_ok "$d (rc $rc, want $want; stderr: $(head -c 300 "$T_TMP/err" | tr '\n' '|'))"
 	fi
 }
+
+# AMD CPPC stand-ins: CPPC_ENABLE on, CAP1 highest 200 / nominal 150 /
+# lowest nonlinear 60 / lowest 20, CPPC_REQ max 200, min 20, EPP 0x80.
+# The registers sit at 8*0xc00102b0 (~25 GB): sparse files.
+CPPC_LOWEST=20
+CPPC_CAP1=$(( 20 | (60 << 8) | (150 << 16) | (200 << 24) ))
+CPPC_REQ=$(( 200 | (CPPC_LOWEST << 8) | (0x80 << 24) ))
+seed_cppc_standins() { # DIR
+	local c
+	rm -rf "$1"
+	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
+		mkdir -p "$1/$c"
+		truncate -s $((8 * 0xc00102b4)) "$1/$c/msr"
+		msr_file_write "$1/$c/msr" $((0xc00102b1)) 1
+		msr_file_write "$1/$c/msr" $((0xc00102b0)) "$CPPC_CAP1"
+		msr_file_write "$1/$c/msr" $((0xc00102b3)) "$CPPC_REQ"
+	done
+}
+
+# A whole stand-in platform under DIR: DIR/sys (sysfs), DIR/proc (cpuinfo,
+# kallsyms, sys/kernel/tainted), DIR/msr (MSR files). KIND is one of
+#   intel-active intel-passive amd-active amd-guided acpi nocpufreq
+#   lockdown (intel active, lockdown [integrity]) allow-off (msr.allow_writes=off)
+# cpufreq: 800000..4000000 kHz, scaling_min_freq 800000, EPP
+# balance_performance, governor powersave (performance with GOVERNOR=...).
+PLAT_MIN_KHZ=800000
+seed_platform() { # DIR KIND
+	local d=$1 kind=$2 c vendor=GenuineIntel fam=6 model=151 flags drv= mode= f
+	local gov=${GOVERNOR:-powersave}
+	rm -rf "$d"
+	seed_sysfs_standin "$d/sys"
+	mkdir -p "$d/proc/sys/kernel" "$d/sys/kernel/security" "$d/sys/module/msr/parameters" \
+		"$d/sys/kernel/btf"
+	echo "0-$(($(nr_possible_cpus) - 1))" >"$d/sys/devices/system/cpu/possible"
+	echo "0-$(($(nr_possible_cpus) - 1))" >"$d/sys/devices/system/cpu/online"
+	echo "none [integrity] confidentiality" >"$d/sys/kernel/security/lockdown"
+	[ "$kind" = lockdown ] || echo "[none] integrity confidentiality" >"$d/sys/kernel/security/lockdown"
+	echo "default" >"$d/sys/module/msr/parameters/allow_writes"
+	[ "$kind" = allow-off ] && echo "off" >"$d/sys/module/msr/parameters/allow_writes"
+	echo 0 >"$d/proc/sys/kernel/tainted"
+	: >"$d/sys/kernel/btf/vmlinux"
+	printf 'ffffffff81000000 T _stext\n0000000000034a40 D runqueues\n' >"$d/proc/kallsyms"
+	flags="fpu msr apic aperfmperf constant_tsc"
+	case $kind in
+	intel-active|lockdown|allow-off) drv=intel_pstate; mode=active ;;
+	intel-passive) drv=intel_cpufreq; mode=passive ;;
+	amd-active) drv=amd-pstate-epp; mode=active ;;
+	amd-guided) drv=amd-pstate; mode=guided ;;
+	acpi) drv=acpi-cpufreq ;;
+	nocpufreq) ;;
+	*) echo "seed_platform: unknown kind $kind" >&2; return 1 ;;
+	esac
+	case $kind in
+	amd-*) vendor=AuthenticAMD fam=25 model=97 flags="$flags cppc" ;;
+	*) flags="$flags hwp hwp_epp" ;;
+	esac
+	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
+		printf 'processor\t: %d\nvendor_id\t: %s\ncpu family\t: %d\nmodel\t\t: %d\nflags\t\t: %s\n\n' \
+			"$c" "$vendor" "$fam" "$model" "$flags" >>"$d/proc/cpuinfo"
+		[ -z "$drv" ] && continue
+		f=$d/sys/devices/system/cpu/cpu$c/cpufreq
+		mkdir -p "$f"
+		echo "$drv" >"$f/scaling_driver"
+		echo "$gov" >"$f/scaling_governor"
+		echo 800000 >"$f/cpuinfo_min_freq"
+		echo 4000000 >"$f/cpuinfo_max_freq"
+		echo "$PLAT_MIN_KHZ" >"$f/scaling_min_freq"
+		echo 4000000 >"$f/scaling_max_freq"
+		echo 2000000 >"$f/scaling_cur_freq"
+		echo 2000000 >"$f/base_frequency"
+		case $drv in intel_pstate|amd-pstate-epp)
+			echo balance_performance >"$f/energy_performance_preference"
+			echo "default performance balance_performance balance_power power" \
+				>"$f/energy_performance_available_preferences" ;;
+		esac
+	done
+	[ "$drv" = intel_pstate ] || [ "$drv" = intel_cpufreq ] && {
+		mkdir -p "$d/sys/devices/system/cpu/intel_pstate"
+		echo "$mode" >"$d/sys/devices/system/cpu/intel_pstate/status"
+	}
+	case $drv in amd-pstate*)
+		mkdir -p "$d/sys/devices/system/cpu/amd_pstate"
+		echo "$mode" >"$d/sys/devices/system/cpu/amd_pstate/status" ;;
+	esac
+	# powercap: package and core, counters close to their wrap point
+	for f in "intel-rapl:0 package-0" "intel-rapl:0:0 core"; do
+		set -- $f
+		mkdir -p "$d/sys/class/powercap/$1"
+		echo "$2" >"$d/sys/class/powercap/$1/name"
+		echo 1000000 >"$d/sys/class/powercap/$1/max_energy_range_uj"
+		echo 990000 >"$d/sys/class/powercap/$1/energy_uj"
+	done
+	case $kind in
+	amd-*) seed_cppc_standins "$d/msr" ;;
+	*) seed_msr_standins "$d/msr" ;;
+	esac
+}
+# The roots of a stand-in platform, as options.
+plat_roots() { echo --sysfs-root "$1/sys" --proc-root "$1/proc" --msr-root "$1/msr"; }

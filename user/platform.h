@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the machine offers for actuation, read under a sysfs root, a proc
+ * root and an MSR root (so stand-in trees drive every branch), and the
+ * backend choice made from it. User space only.
+ */
+#ifndef __BPFGOV_PLATFORM_H
+#define __BPFGOV_PLATFORM_H
+
+#ifdef __BPF__
+#error "user/platform.h is for user space only"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "actuate.h"
+
+#define DEFAULT_PROC_ROOT	"/proc"
+#define PLAT_STR		64
+
+struct plat_roots {
+	const char *sysfs_root;		/* default /sys */
+	const char *proc_root;		/* default /proc */
+	const char *msr_root;		/* default /dev/cpu */
+};
+
+struct platform {
+	/* CPU (proc/cpuinfo) */
+	char vendor[PLAT_STR];		/* GenuineIntel, AuthenticAMD, "unknown" */
+	int family, model;		/* -1 when unknown */
+	bool hwp;			/* cpuinfo flag "hwp" */
+	bool cppc;			/* cpuinfo flag "cppc" (CPPC_REQ MSR) */
+	bool aperfmperf;		/* cpuinfo flag "aperfmperf" */
+	bool hypervisor;
+	int nr_cpus;			/* possible CPUs (sysfs) */
+	char online[PLAT_STR];		/* devices/system/cpu/online */
+	/* cpufreq */
+	char cpufreq_driver[PLAT_STR];	/* cpu0's scaling_driver, "none" */
+	char pstate_mode[PLAT_STR];	/* intel_pstate/ or amd_pstate/status, "" */
+	char cpufreq_governor[PLAT_STR];	/* cpu0's scaling_governor, "" */
+	bool epp;			/* cpu0 has energy_performance_preference */
+	char epp_now[PLAT_STR];		/* its value, "" */
+	char epp_avail[256];		/* energy_performance_available_preferences */
+	/* MSR access and what it costs */
+	bool msr_driver;		/* <msr_root>/0/msr exists */
+	bool msr_standin;		/* ... and is a regular file */
+	char allow_writes[PLAT_STR];	/* module/msr/parameters/allow_writes, "" */
+	char lockdown[PLAT_STR];	/* none, integrity, confidentiality, "" (unknown) */
+	unsigned long taint;		/* proc/sys/kernel/tainted */
+	bool taint_known;
+	/* cpuidle */
+	char idle_driver[PLAT_STR];	/* "none" without one */
+	char idle_governor[PLAT_STR];
+	/* hybrid core types: "cpu_core 0-7; cpu_atom 8-15", "" when not exposed */
+	char hybrid[256];
+	/* BPF */
+	bool sched_ext;			/* kernel/sched_ext exists */
+	char sched_ext_state[PLAT_STR];
+	bool btf;			/* kernel/btf/vmlinux */
+	bool percpu_ksyms;		/* per-CPU data in kallsyms (KALLSYMS_ALL) */
+	bool kallsyms_known;
+};
+
+/* Read everything; missing files leave their field at its "unknown" value.
+ * Never fails on a missing file; -ENOMEM only. */
+int plat_probe(struct platform *p, const struct plat_roots *r);
+
+/* The MSR layout the CPU speaks: ACT_INTEL_HWP, ACT_AMD_CPPC or ACT_NONE. */
+enum act_backend plat_msr_layout(const struct platform *p);
+
+/* Who owns the MSR's min field: NULL when nobody rewrites it on its own
+ * updates (intel_pstate active, amd-pstate active, no cpufreq driver),
+ * else a short reason ("intel_pstate passive mode rewrites HWP_REQUEST.min
+ * on every update"). */
+const char *plat_msr_owner(const struct platform *p, char *buf, size_t n);
+/* Why MSR writes are refused: NULL when permitted, else the reason
+ * ("kernel lockdown (integrity)", "msr.allow_writes=off"). */
+const char *plat_msr_refused(const struct platform *p, char *buf, size_t n);
+
+/*
+ * The backend order for @want (ACT_AUTO or a forced one) on @p: fills
+ * @order (ACT_NONE-terminated, at most 4) with the backends to try, first
+ * the preferred one, and @reason with the one line `start` prints.
+ * Returns 0, or -EPERM when a forced MSR backend is refused (@reason says
+ * why; nothing may be written).
+ */
+int plat_backend_plan(const struct platform *p, enum act_backend want,
+		      enum act_backend order[4], char *reason, size_t n);
+
+/* What `start` would pick here, found the way it finds it (the actuator
+ * opened in dry-run: reads only). */
+struct act_choice {
+	enum act_backend backend;
+	char reason[320];		/* why: the line `start` prints */
+	bool taints;			/* an MSR backend: every write taints */
+	bool refused;			/* a forced MSR backend was refused */
+};
+void plat_choose(const struct platform *p, const struct plat_roots *r,
+		 enum act_backend want, struct act_choice *out);
+
+/* TAINT_* letters of @taint, like the kernel's print_tainted(). */
+void plat_taint_letters(unsigned long taint, char *buf, size_t n);
+#define PLAT_TAINT_CPU_OUT_OF_SPEC	2	/* 'S': set by every MSR write */
+
+/* The taint warning for MSR backends: one line. */
+const char *plat_msr_taint_note(void);
+
+#endif /* __BPFGOV_PLATFORM_H */

@@ -1,0 +1,1113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `govloader validate [--out DIR] [--quick]`: the validation kit for real
+ * hardware. Runs the workloads behind bpfgov's rules under the machine's
+ * own governors and under bpfgov, in alternation, and writes report.md and
+ * report.json (and SVG plots where gnuplot exists) to DIR:
+ *
+ * - impulse: 300 ms busy, a 750-950 us idle gap, then busy while the loop
+ *   rate and the delivered frequency are sampled every millisecond. A trial
+ *   where the CPU stays at its minimum for >= 10 ms after the gap is the
+ *   failure reported on linux-pm for HWP (up to 30 ms at minimum, ~17% of
+ *   trials);
+ * - periodic: a fixed work packet at 347 Hz over a load sweep (the same
+ *   thread's test): time per packet, overruns, delivered frequency;
+ * - ping-pong: a token over pipes between two CPUs with 0, 20, 100 and
+ *   500 us of work per hop: round trips per second and wake-up latency.
+ *
+ * Each measure says where it came from (APERF/MPERF, else scaling_cur_freq;
+ * powercap RAPL with wrap-around) or why it is missing; nothing missing
+ * fails the run. Every knob bpfgov may write is snapshotted first and
+ * compared at the end: the report states that all were left as found.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+#include "gov.h"
+#include "json_writer.h"
+#include "log.h"
+#include "measure.h"
+#include "platform.h"
+#include "util.h"
+
+static const char validate_usage[] =
+"Usage: govloader validate [--out DIR] [--quick] [--sysfs-root DIR] [--proc-root DIR]\n"
+"                          [--msr-root DIR] [--pin-root DIR]\n"
+"Run the validation workloads (impulse trials, a 347 Hz periodic sweep,\n"
+"ping-pong at 0/20/100/500 us of work) under the machine's own governors and\n"
+"under bpfgov, in alternation, and write DIR/report.md and DIR/report.json\n"
+"(and SVG plots where gnuplot exists). Needs root for the bpfgov runs; what\n"
+"cannot be measured is named in the report with the reason. Everything\n"
+"touched is restored, and the report says so.\n\n"
+"  --out DIR          where the report goes (bpfgov-validate)\n"
+"  --quick            short runs (about 30 s in all) instead of about 4 minutes\n"
+"  --sysfs-root DIR   sysfs (" DEFAULT_SYSFS_ROOT ")\n"
+"  --proc-root DIR    procfs (" DEFAULT_PROC_ROOT ")\n"
+"  --msr-root DIR     MSR devices <DIR>/<cpu>/msr (" DEFAULT_MSR_ROOT ")\n"
+"  --pin-root DIR     pin root of the bpfgov runs (" DEFAULT_PIN_ROOT ")\n";
+
+#define ARMS		2	/* 0: the machine's governors, 1: bpfgov */
+#define POST_WIN	30	/* impulse: 1 ms windows sampled after the gap */
+#define STUCK_WIN	10	/* >= 10 ms at minimum after the gap */
+#define MAX_STEPS	9
+#define NR_PP		4
+#define LAT_CAP		(1 << 17)
+
+static const double pp_work_us[NR_PP] = { 0, 20, 100, 500 };
+static const char *const arm_name[ARMS] = { "governors", "bpfgov" };
+
+struct vopts {
+	const char *out;
+	bool quick;
+	struct plat_roots r;
+	const char *pin_root;
+};
+
+struct impulse_res {
+	int trials;
+	int stuck_freq;			/* >= 10 ms at min frequency (freq source) */
+	int slow_loop;			/* >= 10 ms below 3/4 of the pre-gap loop rate */
+	double recover_ms;		/* sum: first window back at speed */
+	double pre_khz, post_khz;	/* sums: pre-gap and first 10 ms after */
+	int khz_samples;
+	double win_ratio[POST_WIN];	/* sums: loop rate / pre-gap rate */
+};
+
+struct periodic_res {
+	int steps;
+	double duty[MAX_STEPS];
+	double packet_us[MAX_STEPS];	/* sums of mean time per work packet */
+	double overrun_pct[MAX_STEPS];
+	double khz[MAX_STEPS];
+	int khz_n[MAX_STEPS];
+	int runs;
+};
+
+struct pp_res {
+	double loops_s[NR_PP];
+	double lat_p50[NR_PP], lat_p99[NR_PP];
+	int runs;
+};
+
+struct arm_res {
+	bool measured;
+	char why[512];
+	int rounds;
+	struct impulse_res imp;
+	struct periodic_res per;
+	struct pp_res pp;
+	/* energy per workload (0 impulse, 1 periodic, 2 pingpong): uJ, s */
+	double pkg_uj[3], core_uj[3], secs[3];
+};
+
+struct vctx {
+	struct vopts o;
+	struct platform plat;
+	struct act_choice choice;
+	struct freq_src freq;
+	struct energy_src energy;
+	int cpu_a, cpu_b;		/* ping-pong pair; b runs impulse/periodic */
+	double iters_per_us;		/* work kernel calibration */
+	struct arm_res arm[ARMS];
+	pid_t gov_pid;
+	char notes[1024];
+};
+
+static volatile sig_atomic_t v_stop;
+
+static void v_on_signal(int sig)
+{
+	(void)sig;
+	v_stop = 1;
+}
+
+/* ---------------------------------------------------------- work kernel */
+
+static volatile __u64 v_sink;
+
+static __u64 spin(__u64 n)
+{
+	__u64 x = 0x9e3779b97f4a7c15ull;
+
+	for (__u64 i = 0; i < n; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	v_sink = x;
+	return n;
+}
+
+/* Busy until @end_ns; returns the iterations done. */
+static __u64 busy_until(__u64 end_ns, __u64 chunk)
+{
+	__u64 n = 0;
+
+	while (mono_ns() < end_ns)
+		n += spin(chunk);
+	return n;
+}
+
+static void sleep_ns(__u64 ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+static void sleep_until(__u64 t)
+{
+	struct timespec ts = { .tv_sec = t / 1000000000ull, .tv_nsec = t % 1000000000ull };
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+static void calibrate(struct vctx *v)
+{
+	__u64 t0, n = 0;
+
+	pin_to(v->cpu_b);
+	busy_until(mono_ns() + 50000000ull, 256);	/* ramp up */
+	t0 = mono_ns();
+	n = busy_until(t0 + 50000000ull, 256);
+	v->iters_per_us = (double)n / ((mono_ns() - t0) / 1000.0);
+	if (v->iters_per_us <= 0)
+		v->iters_per_us = 1;
+}
+
+/* ------------------------------------------------------------- impulse */
+
+static void impulse_run(struct vctx *v, struct impulse_res *r, int trials)
+{
+	__u64 chunk = (__u64)(v->iters_per_us * 10) + 1;	/* ~10 us */
+	unsigned int seed = 347;
+
+	pin_to(v->cpu_b);
+	for (int t = 0; t < trials && !v_stop; t++) {
+		struct freq_sample f0, f1, fa, fb;
+		__u64 now, pre_n, pre_t, gap_ns, win_n[POST_WIN];
+		__u32 win_khz[POST_WIN];
+		double pre_rate, pre_khz;
+		int slow = 0, fslow = 0, rec = POST_WIN;
+
+		now = mono_ns();
+		busy_until(now + 250000000ull, chunk);
+		freq_sample(&v->freq, v->cpu_b, &f0);
+		pre_t = mono_ns();
+		pre_n = busy_until(pre_t + 50000000ull, chunk);
+		freq_sample(&v->freq, v->cpu_b, &f1);
+		pre_rate = (double)pre_n / ((mono_ns() - pre_t) / 1e6);	/* per ms */
+		pre_khz = freq_khz(&v->freq, &f0, &f1);
+
+		gap_ns = (750 + rand_r(&seed) % 201) * 1000ull;
+		sleep_ns(gap_ns);
+
+		freq_sample(&v->freq, v->cpu_b, &fa);
+		for (int w = 0; w < POST_WIN; w++) {
+			__u64 ws = mono_ns();
+
+			win_n[w] = busy_until(ws + 1000000ull, chunk);
+			freq_sample(&v->freq, v->cpu_b, &fb);
+			win_khz[w] = freq_khz(&v->freq, &fa, &fb);
+			fa = fb;
+			win_n[w] = (__u64)(win_n[w] / ((mono_ns() - ws) / 1e6));
+		}
+		for (int w = 0; w < POST_WIN; w++) {
+			double ratio = pre_rate > 0 ? win_n[w] / pre_rate : 0;
+
+			r->win_ratio[w] += ratio;
+			if (w < STUCK_WIN && ratio < 0.75)
+				slow++;
+			if (rec == POST_WIN && ratio >= 0.75)
+				rec = w;
+		}
+		if (v->freq.kind != FREQ_NONE && pre_khz > 0) {
+			double lim = v->freq.min_khz ? v->freq.min_khz * 1.1 : pre_khz * 0.6;
+			double post = 0;
+
+			for (int w = 0; w < STUCK_WIN; w++) {
+				post += win_khz[w];
+				if (win_khz[w] && win_khz[w] <= lim)
+					fslow++;
+			}
+			r->pre_khz += pre_khz;
+			r->post_khz += post / STUCK_WIN;
+			r->khz_samples++;
+			if (fslow == STUCK_WIN)
+				r->stuck_freq++;
+		}
+		if (slow == STUCK_WIN)
+			r->slow_loop++;
+		r->recover_ms += rec;
+		r->trials++;
+	}
+}
+
+/* ------------------------------------------------------------ periodic */
+
+static void periodic_run(struct vctx *v, struct periodic_res *r, double step_s)
+{
+	static const double quick_duty[] = { 20, 50, 80 };
+	const __u64 period = 1000000000ull / 347;
+	int nsteps = v->o.quick ? 3 : 9;
+
+	pin_to(v->cpu_b);
+	r->steps = nsteps;
+	for (int s = 0; s < nsteps && !v_stop; s++) {
+		double duty = v->o.quick ? quick_duty[s] : 10.0 * (s + 1);
+		__u64 packet = (__u64)(v->iters_per_us * period / 1000.0 * duty / 100.0);
+		__u64 t0 = mono_ns(), next = t0, end = t0 + (__u64)(step_s * 1e9), busy = 0;
+		struct freq_sample fa, fb;
+		int n = 0, over = 0;
+		__u32 khz;
+
+		freq_sample(&v->freq, v->cpu_b, &fa);
+		while (mono_ns() < end && !v_stop) {
+			__u64 b0 = mono_ns();
+
+			spin(packet);
+			busy += mono_ns() - b0;
+			n++;
+			next += period;
+			if (mono_ns() > next) {
+				over++;
+				next = mono_ns();
+			} else {
+				sleep_until(next);
+			}
+		}
+		freq_sample(&v->freq, v->cpu_b, &fb);
+		khz = freq_khz(&v->freq, &fa, &fb);
+		r->duty[s] = duty;
+		r->packet_us[s] += n ? busy / 1000.0 / n : 0;
+		r->overrun_pct[s] += n ? 100.0 * over / n : 0;
+		if (khz) {
+			r->khz[s] += khz;
+			r->khz_n[s]++;
+		}
+	}
+	r->runs++;
+}
+
+/* ----------------------------------------------------------- ping-pong */
+
+struct pp_side {
+	struct vctx *v;
+	int cpu, rfd, wfd;
+	double work_us;
+	__u64 end_ns;
+	bool starter;
+	__u64 loops;
+	__u32 *lat_ns;
+	size_t nlat;
+};
+
+static void *pp_thread(void *arg)
+{
+	struct pp_side *s = arg;
+	__u64 ts;
+
+	pin_to(s->cpu);
+	if (s->starter) {
+		ts = mono_ns();
+		if (write(s->wfd, &ts, sizeof(ts)) != sizeof(ts))
+			return NULL;
+	}
+	for (;;) {
+		if (read(s->rfd, &ts, sizeof(ts)) != sizeof(ts))
+			break;
+		if (ts == 0)		/* stop token: pass it on once */
+			break;
+		if (s->nlat < LAT_CAP)
+			s->lat_ns[s->nlat++] = (__u32)(mono_ns() - ts);
+		if (s->work_us > 0)
+			busy_until(mono_ns() + (__u64)(s->work_us * 1000), 64);
+		s->loops++;
+		ts = mono_ns();
+		if (ts >= s->end_ns || v_stop)
+			ts = 0;
+		if (write(s->wfd, &ts, sizeof(ts)) != sizeof(ts) || ts == 0)
+			break;
+	}
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void pingpong_run(struct vctx *v, struct pp_res *r, double secs)
+{
+	for (int i = 0; i < NR_PP && !v_stop; i++) {
+		int ab[2], ba[2];
+		struct pp_side a = { .v = v, .cpu = v->cpu_a, .work_us = pp_work_us[i], .starter = true };
+		struct pp_side b = { .v = v, .cpu = v->cpu_b, .work_us = pp_work_us[i] };
+		pthread_t ta, tb;
+		__u64 t0;
+		size_t n;
+
+		if (pipe(ab) || pipe(ba))
+			return;
+		a.rfd = ba[0]; a.wfd = ab[1];
+		b.rfd = ab[0]; b.wfd = ba[1];
+		a.lat_ns = calloc(LAT_CAP, sizeof(__u32));
+		b.lat_ns = calloc(LAT_CAP, sizeof(__u32));
+		t0 = mono_ns();
+		a.end_ns = b.end_ns = t0 + (__u64)(secs * 1e9);
+		if (a.lat_ns && b.lat_ns && !pthread_create(&tb, NULL, pp_thread, &b)) {
+			if (!pthread_create(&ta, NULL, pp_thread, &a))
+				pthread_join(ta, NULL);
+			else
+				close(ab[1]);
+			pthread_join(tb, NULL);
+			r->loops_s[i] += (a.loops + b.loops) / 2.0 / ((mono_ns() - t0) / 1e9);
+			/* both sides' latencies: merge into a's buffer */
+			n = a.nlat;
+			for (size_t k = 0; k < b.nlat && n < LAT_CAP; k++)
+				a.lat_ns[n++] = b.lat_ns[k];
+			if (n) {
+				qsort(a.lat_ns, n, sizeof(__u32), cmp_u32);
+				r->lat_p50[i] += a.lat_ns[(n - 1) / 2] / 1000.0;
+				r->lat_p99[i] += a.lat_ns[(n - 1) * 99 / 100] / 1000.0;
+			}
+		}
+		free(a.lat_ns);
+		free(b.lat_ns);
+		close(ab[0]); close(ab[1]); close(ba[0]); close(ba[1]);
+	}
+	r->runs++;
+}
+
+/* -------------------------------------------------- the bpfgov runs */
+
+static int self_exe(char *buf, size_t n)
+{
+	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+
+	if (k < 0)
+		return -errno;
+	buf[k] = '\0';
+	return 0;
+}
+
+/* Start `govloader start` on the same roots; 0 once it runs, else -errno
+ * and @why. */
+static int gov_up(struct vctx *v, char *why, size_t n)
+{
+	char exe[PATH_MAX], log[PATH_MAX], status[PATH_MAX];
+	pid_t owner = gov_lock_owner();
+	__u64 end;
+	int fd;
+
+	if (geteuid() != 0) {
+		snprintf(why, n, "needs root (CAP_BPF, CAP_SYS_ADMIN) to load bpfgov");
+		return -EPERM;
+	}
+	if (owner) {
+		snprintf(why, n, "bpfgov already runs (pid %d): 'govloader stop' first, so both arms are measured apart",
+			 (int)owner);
+		return -EBUSY;
+	}
+	if (self_exe(exe, sizeof(exe))) {
+		snprintf(why, n, "cannot find the govloader binary (/proc/self/exe)");
+		return -ENOENT;
+	}
+	snprintf(log, sizeof(log), "%s/bpfgov-start.log", v->o.out);
+	v->gov_pid = fork();
+	if (v->gov_pid < 0) {
+		snprintf(why, n, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (v->gov_pid == 0) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(exe, exe, "start", "--sysfs-root", v->o.r.sysfs_root, "--msr-root",
+		      v->o.r.msr_root, "--proc-root", v->o.r.proc_root, "--pin-root",
+		      v->o.pin_root, "--duration", "900", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(status, sizeof(status), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
+	end = mono_ns() + 60000000000ull;
+	while (mono_ns() < end && !v_stop) {
+		int st;
+
+		if (waitpid(v->gov_pid, &st, WNOHANG) == v->gov_pid) {
+			v->gov_pid = 0;
+			snprintf(why, n, "govloader start exited (status %d); see bpfgov-start.log",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			return -ECHILD;
+		}
+		if (gov_lock_owner() == v->gov_pid && path_exists(status))
+			return 0;
+		usleep(50000);
+	}
+	kill(v->gov_pid, SIGTERM);
+	waitpid(v->gov_pid, NULL, 0);
+	v->gov_pid = 0;
+	snprintf(why, n, "govloader start did not come up within 60 s; see bpfgov-start.log");
+	return -ETIMEDOUT;
+}
+
+static int gov_down(struct vctx *v)
+{
+	int st = 0;
+
+	if (v->gov_pid <= 0)
+		return 0;
+	kill(v->gov_pid, SIGTERM);
+	if (waitpid(v->gov_pid, &st, 0) < 0)
+		st = 0;
+	v->gov_pid = 0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* ------------------------------------------------------------ one arm */
+
+static void energy_mark(struct vctx *v, double *pkg, double *core, double *secs, __u64 t0,
+			long long p0, long long c0)
+{
+	energy_update(&v->energy);
+	*secs += (mono_ns() - t0) / 1e9;
+	if (p0 >= 0)
+		*pkg += energy_total(&v->energy, "package") - p0;
+	if (c0 >= 0)
+		*core += energy_total(&v->energy, "core") - c0;
+}
+
+static void run_arm(struct vctx *v, struct arm_res *a)
+{
+	double per_step = v->o.quick ? 0.3 : 2.0, pp_s = v->o.quick ? 0.3 : 2.0;
+	int trials = v->o.quick ? 3 : 20;
+	long long p0, c0;
+	__u64 t0;
+
+	struct { int w; } order[3] = { { 0 }, { 1 }, { 2 } };
+
+	for (int i = 0; i < 3 && !v_stop; i++) {
+		energy_update(&v->energy);
+		p0 = energy_total(&v->energy, "package");
+		c0 = energy_total(&v->energy, "core");
+		t0 = mono_ns();
+		if (order[i].w == 0)
+			impulse_run(v, &a->imp, trials);
+		else if (order[i].w == 1)
+			periodic_run(v, &a->per, per_step);
+		else
+			pingpong_run(v, &a->pp, pp_s);
+		energy_mark(v, &a->pkg_uj[i], &a->core_uj[i], &a->secs[i], t0, p0, c0);
+	}
+	a->rounds++;
+}
+
+/* -------------------------------------------------------------- report */
+
+static double avg(double sum, int n)
+{
+	return n ? sum / n : 0;
+}
+
+static const char *wl_name[3] = { "impulse", "periodic", "pingpong" };
+
+static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *diff,
+			int nr_snap, bool plots, const char *plot_why)
+{
+	json_writer_t *w = jsonw_new(f);
+	const struct platform *p = &v->plat;
+
+	if (!w)
+		return;
+	jsonw_pretty(w, true);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "tool", "govloader validate");
+	jsonw_bool_field(w, "quick", v->o.quick);
+
+	jsonw_name(w, "platform");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "vendor", p->vendor);
+	jsonw_int_field(w, "family", p->family);
+	jsonw_int_field(w, "model", p->model);
+	jsonw_bool_field(w, "hwp", p->hwp);
+	jsonw_bool_field(w, "cppc", p->cppc);
+	jsonw_string_field(w, "cpufreq_driver", p->cpufreq_driver);
+	jsonw_string_field(w, "pstate_mode", p->pstate_mode);
+	jsonw_string_field(w, "cpufreq_governor", p->cpufreq_governor);
+	jsonw_string_field(w, "idle_driver", p->idle_driver);
+	jsonw_string_field(w, "idle_governor", p->idle_governor);
+	jsonw_string_field(w, "lockdown", p->lockdown);
+	jsonw_string_field(w, "backend", act_backend_name(v->choice.backend));
+	jsonw_string_field(w, "backend_reason", v->choice.reason);
+	jsonw_bool_field(w, "taints_kernel", v->choice.taints);
+	jsonw_end_object(w);
+
+	jsonw_name(w, "sources");
+	jsonw_start_object(w);
+	jsonw_name(w, "frequency");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "source", freq_kind_name(v->freq.kind));
+	jsonw_string_field(w, "note", v->freq.why[0] ? v->freq.why : NULL);
+	jsonw_uint_field(w, "min_khz", v->freq.min_khz);
+	jsonw_uint_field(w, "base_khz", v->freq.base_khz);
+	jsonw_end_object(w);
+	jsonw_name(w, "energy");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "source", v->energy.nr ? "powercap-rapl" : "none");
+	jsonw_string_field(w, "note", v->energy.nr ? NULL : v->energy.why);
+	jsonw_name(w, "domains");
+	jsonw_start_array(w);
+	for (int i = 0; i < v->energy.nr; i++)
+		jsonw_string(w, v->energy.dom[i].name);
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_name(w, "plots");
+	jsonw_start_object(w);
+	jsonw_bool_field(w, "drawn", plots);
+	jsonw_string_field(w, "note", plots ? NULL : plot_why);
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+
+	jsonw_name(w, "not_measured");
+	jsonw_start_array(w);
+	if (v->freq.kind == FREQ_NONE)
+		jsonw_string(w, v->freq.why);
+	if (!v->energy.nr)
+		jsonw_string(w, v->energy.why);
+	for (int k = 0; k < ARMS; k++)
+		if (!v->arm[k].measured)
+			jsonw_string(w, v->arm[k].why);
+	if (!plots)
+		jsonw_string(w, plot_why);
+	jsonw_end_array(w);
+
+	jsonw_name(w, "arms");
+	jsonw_start_object(w);
+	for (int k = 0; k < ARMS; k++) {
+		const struct arm_res *a = &v->arm[k];
+		const struct impulse_res *im = &a->imp;
+
+		jsonw_name(w, arm_name[k]);
+		jsonw_start_object(w);
+		jsonw_bool_field(w, "measured", a->measured);
+		if (!a->measured) {
+			jsonw_string_field(w, "why", a->why);
+			jsonw_end_object(w);
+			continue;
+		}
+		jsonw_int_field(w, "rounds", a->rounds);
+		jsonw_name(w, "impulse");
+		jsonw_start_object(w);
+		jsonw_int_field(w, "trials", im->trials);
+		if (im->khz_samples) {
+			jsonw_int_field(w, "stuck_at_min_10ms", im->stuck_freq);
+			jsonw_float_field_fmt(w, "pre_gap_khz", "%.0f", avg(im->pre_khz, im->khz_samples));
+			jsonw_float_field_fmt(w, "post_gap_10ms_khz", "%.0f",
+					      avg(im->post_khz, im->khz_samples));
+		} else {
+			jsonw_null_field(w, "stuck_at_min_10ms");
+		}
+		jsonw_int_field(w, "slow_loop_10ms", im->slow_loop);
+		jsonw_float_field_fmt(w, "recover_ms", "%.1f", avg(im->recover_ms, im->trials));
+		jsonw_end_object(w);
+
+		jsonw_name(w, "periodic");
+		jsonw_start_array(w);
+		for (int s = 0; s < a->per.steps; s++) {
+			jsonw_start_object(w);
+			jsonw_float_field_fmt(w, "duty_pct", "%.0f", a->per.duty[s]);
+			jsonw_float_field_fmt(w, "packet_us", "%.1f", avg(a->per.packet_us[s], a->per.runs));
+			jsonw_float_field_fmt(w, "overrun_pct", "%.2f",
+					      avg(a->per.overrun_pct[s], a->per.runs));
+			if (a->per.khz_n[s])
+				jsonw_float_field_fmt(w, "khz", "%.0f", avg(a->per.khz[s], a->per.khz_n[s]));
+			else
+				jsonw_null_field(w, "khz");
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+
+		jsonw_name(w, "pingpong");
+		jsonw_start_array(w);
+		for (int i = 0; i < NR_PP; i++) {
+			jsonw_start_object(w);
+			jsonw_float_field_fmt(w, "work_us", "%.0f", pp_work_us[i]);
+			jsonw_float_field_fmt(w, "loops_per_s", "%.0f", avg(a->pp.loops_s[i], a->pp.runs));
+			jsonw_float_field_fmt(w, "wake_latency_p50_us", "%.1f",
+					      avg(a->pp.lat_p50[i], a->pp.runs));
+			jsonw_float_field_fmt(w, "wake_latency_p99_us", "%.1f",
+					      avg(a->pp.lat_p99[i], a->pp.runs));
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+
+		jsonw_name(w, "energy");
+		jsonw_start_object(w);
+		for (int i = 0; i < 3; i++) {
+			jsonw_name(w, wl_name[i]);
+			jsonw_start_object(w);
+			jsonw_float_field_fmt(w, "seconds", "%.2f", a->secs[i]);
+			if (v->energy.nr && energy_total(&v->energy, "package") >= 0) {
+				jsonw_float_field_fmt(w, "package_j", "%.3f", a->pkg_uj[i] / 1e6);
+				jsonw_float_field_fmt(w, "package_w", "%.2f",
+						      a->secs[i] > 0 ? a->pkg_uj[i] / 1e6 / a->secs[i] : 0);
+			} else {
+				jsonw_null_field(w, "package_j");
+			}
+			if (v->energy.nr && energy_total(&v->energy, "core") >= 0)
+				jsonw_float_field_fmt(w, "core_j", "%.3f", a->core_uj[i] / 1e6);
+			else
+				jsonw_null_field(w, "core_j");
+			jsonw_end_object(w);
+		}
+		jsonw_end_object(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_object(w);
+
+	jsonw_name(w, "restore");
+	jsonw_start_object(w);
+	jsonw_int_field(w, "knobs_checked", nr_snap);
+	jsonw_int_field(w, "changed", restored_bad);
+	jsonw_bool_field(w, "restored", restored_bad == 0);
+	jsonw_string_field(w, "changed_knobs", restored_bad ? diff : NULL);
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}
+
+static void md_arm_cell(FILE *f, const struct arm_res *a, const char *fmt, double x)
+{
+	if (!a->measured)
+		fprintf(f, " not measured |");
+	else {
+		fprintf(f, " ");
+		fprintf(f, fmt, x);
+		fprintf(f, " |");
+	}
+}
+
+static void md_report(struct vctx *v, FILE *f, int restored_bad, const char *diff, int nr_snap,
+		      bool plots, const char *plot_why)
+{
+	const struct platform *p = &v->plat;
+	const struct arm_res *A = v->arm;
+	int any_missing = 0;
+
+	fprintf(f, "# bpfgov validation report\n\n");
+	fprintf(f, "Workloads ran under the machine's own governors and under bpfgov, in alternation (%d round(s) each%s).\n\n",
+		A[0].rounds > A[1].rounds ? A[0].rounds : A[1].rounds, v->o.quick ? ", --quick" : "");
+	fprintf(f, "## Platform\n\n");
+	fprintf(f, "| | |\n|---|---|\n");
+	fprintf(f, "| CPU | %s family %d model %d%s |\n", p->vendor, p->family, p->model,
+		p->hypervisor ? " (virtual machine)" : "");
+	fprintf(f, "| HWP / CPPC | %s / %s |\n", p->hwp ? "yes" : "no", p->cppc ? "yes" : "no");
+	fprintf(f, "| cpufreq | %s%s%s%s%s |\n", p->cpufreq_driver, *p->pstate_mode ? ", mode " : "",
+		p->pstate_mode, *p->cpufreq_governor ? ", governor " : "", p->cpufreq_governor);
+	fprintf(f, "| cpuidle | %s, governor %s |\n", p->idle_driver,
+		*p->idle_governor ? p->idle_governor : "unknown");
+	fprintf(f, "| lockdown | %s |\n", *p->lockdown ? p->lockdown : "unknown");
+	fprintf(f, "| bpfgov floor backend | %s: %s |\n", act_backend_name(v->choice.backend),
+		v->choice.reason);
+	if (v->choice.taints)
+		fprintf(f, "| note | %s |\n", plat_msr_taint_note());
+	fprintf(f, "\n## What was measured, and what was not\n\n");
+	fprintf(f, "- Delivered frequency: %s%s%s\n", freq_kind_name(v->freq.kind),
+		v->freq.why[0] ? " — " : "", v->freq.why);
+	if (v->energy.nr) {
+		fprintf(f, "- Energy: powercap RAPL (");
+		for (int i = 0; i < v->energy.nr; i++)
+			fprintf(f, "%s%s", i ? ", " : "", v->energy.dom[i].name);
+		fprintf(f, "), wrap-around at max_energy_range_uj handled\n");
+	} else {
+		fprintf(f, "- Energy: not measured — %s\n", v->energy.why);
+	}
+	fprintf(f, "- Throughput and wake-up latency: measured by the workloads themselves\n");
+	for (int k = 0; k < ARMS; k++)
+		if (!A[k].measured)
+			fprintf(f, "- Runs under %s: not measured — %s\n", arm_name[k], A[k].why);
+	fprintf(f, "- Plots: %s\n", plots ? "impulse.svg, periodic.svg, pingpong.svg" : plot_why);
+	any_missing = v->freq.kind == FREQ_NONE || !v->energy.nr || !A[0].measured ||
+		      !A[1].measured || !plots;
+	fprintf(f, "\n%s\n", any_missing ? "Missing measures are named above with the reason; every other section is complete."
+		: "Every measure was available.");
+
+	fprintf(f, "\n## Impulse trials (300 ms busy, 750–950 µs gap, busy)\n\n");
+	fprintf(f, "A trial fails when the CPU stays at its minimum for ≥ 10 ms after the gap.\n\n");
+	fprintf(f, "| | governors | bpfgov |\n|---|---|---|\n");
+	fprintf(f, "| trials |");
+	for (int k = 0; k < ARMS; k++)
+		md_arm_cell(f, &A[k], "%.0f", A[k].imp.trials);
+	fprintf(f, "\n| at minimum frequency ≥ 10 ms |");
+	for (int k = 0; k < ARMS; k++) {
+		if (A[k].measured && !A[k].imp.khz_samples)
+			fprintf(f, " no frequency source |");
+		else
+			md_arm_cell(f, &A[k], "%.0f", A[k].imp.stuck_freq);
+	}
+	fprintf(f, "\n| loop rate < 3/4 of pre-gap for ≥ 10 ms |");
+	for (int k = 0; k < ARMS; k++)
+		md_arm_cell(f, &A[k], "%.0f", A[k].imp.slow_loop);
+	fprintf(f, "\n| back at speed after (ms, mean) |");
+	for (int k = 0; k < ARMS; k++)
+		md_arm_cell(f, &A[k], "%.1f", avg(A[k].imp.recover_ms, A[k].imp.trials));
+	fprintf(f, "\n| delivered kHz before / first 10 ms after the gap |");
+	for (int k = 0; k < ARMS; k++) {
+		if (A[k].measured && A[k].imp.khz_samples)
+			fprintf(f, " %.0f / %.0f |", avg(A[k].imp.pre_khz, A[k].imp.khz_samples),
+				avg(A[k].imp.post_khz, A[k].imp.khz_samples));
+		else
+			fprintf(f, " %s |", A[k].measured ? "no frequency source" : "not measured");
+	}
+
+	fprintf(f, "\n\n## Periodic load at 347 Hz\n\n");
+	fprintf(f, "| duty | governors: µs per packet / overruns %% / kHz | bpfgov: µs per packet / overruns %% / kHz |\n|---|---|---|\n");
+	for (int s = 0; s < MAX_STEPS; s++) {
+		const struct periodic_res *r0 = &A[0].per, *r1 = &A[1].per;
+		int steps = r0->steps > r1->steps ? r0->steps : r1->steps;
+
+		if (s >= steps)
+			break;
+		fprintf(f, "| %.0f%% |", r0->steps ? r0->duty[s] : r1->duty[s]);
+		for (int k = 0; k < ARMS; k++) {
+			const struct periodic_res *r = &A[k].per;
+
+			if (!A[k].measured || s >= r->steps) {
+				fprintf(f, " not measured |");
+				continue;
+			}
+			fprintf(f, " %.1f / %.2f / ", avg(r->packet_us[s], r->runs),
+				avg(r->overrun_pct[s], r->runs));
+			if (r->khz_n[s])
+				fprintf(f, "%.0f |", avg(r->khz[s], r->khz_n[s]));
+			else
+				fprintf(f, "n/a |");
+		}
+		fprintf(f, "\n");
+	}
+
+	fprintf(f, "\n## Ping-pong (CPU %d ↔ CPU %d)\n\n", v->cpu_a, v->cpu_b);
+	fprintf(f, "| work per hop | governors: loops/s, wake p50/p99 µs | bpfgov: loops/s, wake p50/p99 µs |\n|---|---|---|\n");
+	for (int i = 0; i < NR_PP; i++) {
+		fprintf(f, "| %.0f µs |", pp_work_us[i]);
+		for (int k = 0; k < ARMS; k++) {
+			const struct pp_res *r = &A[k].pp;
+
+			if (!A[k].measured)
+				fprintf(f, " not measured |");
+			else
+				fprintf(f, " %.0f, %.1f / %.1f |", avg(r->loops_s[i], r->runs),
+					avg(r->lat_p50[i], r->runs), avg(r->lat_p99[i], r->runs));
+		}
+		fprintf(f, "\n");
+	}
+
+	fprintf(f, "\n## Energy\n\n");
+	if (!v->energy.nr) {
+		fprintf(f, "Not measured: %s.\n", v->energy.why);
+	} else {
+		fprintf(f, "| workload | governors: package J (W) / core J | bpfgov: package J (W) / core J |\n|---|---|---|\n");
+		for (int i = 0; i < 3; i++) {
+			fprintf(f, "| %s |", wl_name[i]);
+			for (int k = 0; k < ARMS; k++) {
+				const struct arm_res *a = &A[k];
+
+				if (!a->measured)
+					fprintf(f, " not measured |");
+				else
+					fprintf(f, " %.2f (%.1f) / %.2f |", a->pkg_uj[i] / 1e6,
+						a->secs[i] > 0 ? a->pkg_uj[i] / 1e6 / a->secs[i] : 0,
+						a->core_uj[i] / 1e6);
+			}
+			fprintf(f, "\n");
+		}
+	}
+
+	fprintf(f, "\n## Plots\n\n");
+	if (plots)
+		fprintf(f, "![impulse](impulse.svg)\n![periodic](periodic.svg)\n![pingpong](pingpong.svg)\n");
+	else
+		fprintf(f, "Not drawn: %s.\n", plot_why);
+
+	fprintf(f, "\n## Restore\n\n");
+	if (restored_bad)
+		fprintf(f, "**%d of %d knobs differ from before the run**: %s\n", restored_bad, nr_snap, diff);
+	else
+		fprintf(f, "All %d knobs bpfgov may write (scaling_min_freq, scaling_max_freq, EPP, PM QoS, cpuidle disable, request MSRs) are byte-for-byte as before the run.\n",
+			nr_snap);
+	fprintf(f, "\n## Sharing this report\n\nAttach report.md and report.json (and the plots) as they are: they hold the platform facts above and no host names or user data.\n");
+}
+
+static bool have_gnuplot(char *why, size_t n)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t l = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/gnuplot", (int)l, path);
+		if (!access(buf, X_OK))
+			return true;
+		path += l + (path[l] == ':');
+	}
+	snprintf(why, n, "gnuplot not found (apt-get install gnuplot-nox)");
+	return false;
+}
+
+static int write_plots(struct vctx *v, char *why, size_t n)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 64];
+	const struct arm_res *A = v->arm;
+	FILE *f;
+	int rc;
+
+	if (!have_gnuplot(why, n))
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/plots.dat", v->o.out);
+	f = fopen(path, "we");
+	if (!f)
+		goto io;
+	fprintf(f, "# impulse: ms after gap, loop rate / pre-gap (governors, bpfgov)\n");
+	for (int w = 0; w < POST_WIN; w++)
+		fprintf(f, "%d %.3f %.3f\n", w + 1, avg(A[0].imp.win_ratio[w], A[0].imp.trials),
+			avg(A[1].imp.win_ratio[w], A[1].imp.trials));
+	fprintf(f, "\n\n# periodic: duty, us per packet (governors, bpfgov)\n");
+	for (int s = 0; s < A[0].per.steps || s < A[1].per.steps; s++)
+		fprintf(f, "%.0f %.1f %.1f\n", A[0].per.steps ? A[0].per.duty[s] : A[1].per.duty[s],
+			avg(A[0].per.packet_us[s], A[0].per.runs),
+			avg(A[1].per.packet_us[s], A[1].per.runs));
+	fprintf(f, "\n\n# pingpong: work us, loops/s (governors, bpfgov)\n");
+	for (int i = 0; i < NR_PP; i++)
+		fprintf(f, "%.0f %.0f %.0f\n", pp_work_us[i], avg(A[0].pp.loops_s[i], A[0].pp.runs),
+			avg(A[1].pp.loops_s[i], A[1].pp.runs));
+	if (fclose(f))
+		goto io;
+	snprintf(path, sizeof(path), "%s/plots.gp", v->o.out);
+	f = fopen(path, "we");
+	if (!f)
+		goto io;
+	fprintf(f, "set terminal svg size 720,420\nset key top left\nset grid\n"
+		"set output 'impulse.svg'\nset title 'Impulse: loop rate after the gap'\n"
+		"set xlabel 'ms after the gap'\nset ylabel 'rate / pre-gap rate'\n"
+		"plot 'plots.dat' index 0 using 1:2 with linespoints title 'governors', '' index 0 using 1:3 with linespoints title 'bpfgov'\n"
+		"set output 'periodic.svg'\nset title 'Periodic 347 Hz: time per work packet'\n"
+		"set xlabel 'duty %%'\nset ylabel 'us per packet'\n"
+		"plot 'plots.dat' index 1 using 1:2 with linespoints title 'governors', '' index 1 using 1:3 with linespoints title 'bpfgov'\n"
+		"set output 'pingpong.svg'\nset title 'Ping-pong'\nset logscale y\n"
+		"set xlabel 'work per hop (us)'\nset ylabel 'round trips / s'\n"
+		"plot 'plots.dat' index 2 using 1:2 with linespoints title 'governors', '' index 2 using 1:3 with linespoints title 'bpfgov'\n");
+	if (fclose(f))
+		goto io;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", v->o.out);
+	rc = system(cmd);
+	if (rc) {
+		snprintf(why, n, "gnuplot failed (exit %d)", WIFEXITED(rc) ? WEXITSTATUS(rc) : rc);
+		return -EIO;
+	}
+	return 0;
+io:
+	snprintf(why, n, "cannot write plot data in %s: %s", v->o.out, strerror(errno));
+	return -errno;
+}
+
+static int write_reports(struct vctx *v, int bad, const char *diff, int nr_snap)
+{
+	char path[PATH_MAX], plot_why[256] = "";
+	bool plots = write_plots(v, plot_why, sizeof(plot_why)) == 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/report.json", v->o.out);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	json_report(v, f, bad, diff, nr_snap, plots, plot_why);
+	if (fclose(f))
+		return -errno;
+	snprintf(path, sizeof(path), "%s/report.md", v->o.out);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	md_report(v, f, bad, diff, nr_snap, plots, plot_why);
+	return fclose(f) ? -errno : 0;
+}
+
+/* ------------------------------------------------------------- command */
+
+enum { V_OUT = 256, V_QUICK, V_SYSFS, V_PROC, V_MSR, V_PIN };
+
+static int validate_parse(int argc, char **argv, struct vopts *o)
+{
+	static const struct option lo[] = {
+		{ "out", required_argument, NULL, V_OUT },
+		{ "quick", no_argument, NULL, V_QUICK },
+		{ "sysfs-root", required_argument, NULL, V_SYSFS },
+		{ "proc-root", required_argument, NULL, V_PROC },
+		{ "msr-root", required_argument, NULL, V_MSR },
+		{ "pin-root", required_argument, NULL, V_PIN },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->out = "bpfgov-validate";
+	o->r.sysfs_root = DEFAULT_SYSFS_ROOT;
+	o->r.proc_root = DEFAULT_PROC_ROOT;
+	o->r.msr_root = DEFAULT_MSR_ROOT;
+	o->pin_root = DEFAULT_PIN_ROOT;
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case V_OUT: o->out = optarg; break;
+		case V_QUICK: o->quick = true; break;
+		case V_SYSFS: o->r.sysfs_root = optarg; break;
+		case V_PROC: o->r.proc_root = optarg; break;
+		case V_MSR: o->r.msr_root = optarg; break;
+		case V_PIN: o->pin_root = optarg; break;
+		case 'v': log_level = LOG_DEBUG; break;
+		case 'q': log_level = LOG_WARN; break;
+		case 'h': fputs(validate_usage, stdout); return 1;
+		case ':':
+			pr_warn("validate: option '%s' needs a value (try 'govloader validate --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			pr_warn("validate: unknown option '%s' (try 'govloader validate --help')\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		pr_warn("validate: unexpected argument '%s' (try 'govloader validate --help')\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	if (!*o->out) {
+		pr_warn("validate: --out needs a directory\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int do_validate(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = v_on_signal };
+	struct knob_snap *snap = NULL;
+	struct vctx *v;
+	char diff[2048] = "";
+	int err, bad = 0, ret = 1, rounds, ncpu;
+
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		pr_warn("validate: out of memory\n");
+		return 1;
+	}
+	err = validate_parse(argc, argv, &v->o);
+	if (err) {
+		free(v);
+		return err > 0 ? 0 : EXIT_USAGE;
+	}
+	if (mkdir(v->o.out, 0755) && errno != EEXIST) {
+		pr_warn("validate: cannot create %s: %s\n", v->o.out, strerror(errno));
+		goto out;
+	}
+	if (access(v->o.out, W_OK)) {
+		pr_warn("validate: %s is not writable: %s\n", v->o.out, strerror(errno));
+		goto out;
+	}
+	plat_probe(&v->plat, &v->o.r);
+	ncpu = v->plat.nr_cpus > 0 ? v->plat.nr_cpus : (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpu > BPFGOV_MAX_CPUS)
+		ncpu = BPFGOV_MAX_CPUS;
+	plat_choose(&v->plat, &v->o.r, ACT_AUTO, &v->choice);
+	v->cpu_a = 0;
+	v->cpu_b = ncpu > 1 ? 1 : 0;
+	err = freq_open(&v->freq, &v->o.r, ncpu);
+	if (!err)
+		err = energy_open(&v->energy, &v->o.r);
+	snap = err ? NULL : snap_take(&v->o.r, ncpu);
+	if (err || !snap) {
+		pr_warn("validate: out of memory\n");
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	pr_info("validate: frequency from %s, energy from %s; report in %s\n",
+		freq_kind_name(v->freq.kind), v->energy.nr ? "powercap" : "nowhere", v->o.out);
+	calibrate(v);
+	rounds = v->o.quick ? 1 : 2;
+	for (int r = 0; r < rounds && !v_stop; r++) {
+		for (int i = 0; i < ARMS && !v_stop; i++) {
+			int k = r % 2 ? ARMS - 1 - i : i;	/* ABBA: neither goes first twice */
+			struct arm_res *a = &v->arm[k];
+
+			if (k == 1) {
+				char why[sizeof(a->why)];
+
+				if (gov_up(v, why, sizeof(why))) {
+					if (!a->rounds)
+						snprintf(a->why, sizeof(a->why), "bpfgov: %s", why);
+					pr_warn("validate: bpfgov runs not measured: %s\n", why);
+					continue;
+				}
+			}
+			pr_info("validate: round %d/%d under %s\n", r + 1, rounds, arm_name[k]);
+			run_arm(v, a);
+			a->measured = true;
+			if (k == 1 && gov_down(v))
+				pr_warn("validate: govloader start exited non-zero; see %s/bpfgov-start.log\n",
+					v->o.out);
+		}
+	}
+	gov_down(v);
+	if (!v->arm[0].measured)
+		snprintf(v->arm[0].why, sizeof(v->arm[0].why), "interrupted");
+	bad = snap_compare(snap, diff, sizeof(diff));
+	err = write_reports(v, bad, diff, snap_count(snap));
+	if (err) {
+		pr_warn("validate: cannot write the report in %s: %s\n", v->o.out, strerror(-err));
+		goto out;
+	}
+	if (bad) {
+		pr_warn("validate: %d knob(s) differ from before the run: %s\n", bad, diff);
+		goto out;
+	}
+	pr_info("validate: report written to %s/report.md and %s/report.json\n", v->o.out, v->o.out);
+	ret = v_stop ? 1 : 0;
+out:
+	gov_down(v);
+	snap_free(snap);
+	freq_close(&v->freq);
+	free(v);
+	return ret;
+}
