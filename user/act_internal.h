@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "actuate.h"
+#include "platform.h"
 
 #define KNOB_TEXT	64	/* sysfs values we touch are tiny */
 
@@ -39,6 +40,7 @@ struct knob {
 	size_t orig_len;
 	/* what we want and what we saw after our last write */
 	bool written;		/* written (dry-run: would have been) */
+	bool refused;		/* is_msr: the kernel refused a write (EPERM) */
 	__u32 want_field;	/* is_msr: target min, before the max cap */
 	__u32 seen_field;	/* is_msr: min field read back after our write */
 	char want_text[KNOB_TEXT];	/* !is_msr: normalised */
@@ -59,6 +61,8 @@ struct act_cpu {
 	char qos_orig[KNOB_TEXT];	/* normalised text at open */
 	__u32 qos_orig_us;
 	bool qos_orig_na;
+	bool has_epp;
+	struct knob epp;		/* energy_performance_preference */
 	int nr_disable;			/* stateK/disable for K < nr_disable */
 	struct knob disable[BPFGOV_MAX_STATES];
 	bool floor_set, pick_set;	/* last_* cached: skip unchanged requests */
@@ -71,6 +75,13 @@ struct actuator {
 	struct act_opts o;
 	char *msr_root;
 	char *sysfs_root;
+	char *proc_root;
+	char *epp;			/* EPP to set, NULL: leave */
+	struct platform plat;		/* what the machine offers (platform.c) */
+	enum act_backend order[4];	/* the plan, ACT_NONE-terminated */
+	int order_pos;			/* the plan entry in use */
+	char reason[400];		/* why this backend */
+	bool taints;			/* MSR writes through the msr driver */
 	enum act_backend backend;
 	const struct msr_layout *layout;	/* MSR backends */
 	bool msr_standin;	/* some <msr_root>/N/msr is a regular file */
@@ -117,6 +128,12 @@ int probe_cpufreq_cpu(struct actuator *a, struct act_cpu *c, int cpu,
 /* Write min @want (kHz), capped at scaling_max_freq. */
 int cpufreq_floor_set(struct actuator *a, struct act_cpu *c, int cpu, __u32 want,
 		      bool *wrote);
+
+/* --- EPP (act_epp.c) --- */
+/* Find each online CPU's EPP file (nothing written). */
+void probe_epp(struct actuator *a);
+int knob_restore(struct knob *k);
+void knob_free(struct knob *k);
 
 /* --- idle knobs (act_idle.c) --- */
 /* The cpuidle governor, the per-CPU PM QoS files and stateK/disable. */

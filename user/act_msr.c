@@ -7,7 +7,9 @@
  *
  * MSR access goes through msr_read()/msr_write() only: that is the one place
  * where a stand-in regular file (MSR X at offset 8*X) and the msr device
- * (offset X) differ.
+ * (offset X) differ. A stand-in without write bits behaves like the msr
+ * device under lockdown or msr.allow_writes=off: it opens and reads, and
+ * every write fails with EPERM.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,8 +58,14 @@ static int msr_xfer(int fd, bool is_file, __u32 msr, __u64 *val, bool wr,
 		    ssize_t *got)
 {
 	off_t off = is_file ? (off_t)msr * 8 : (off_t)msr;
+	struct stat st;
 	ssize_t n;
 
+	if (wr && is_file && !fstat(fd, &st) && !(st.st_mode & 0222)) {
+		if (got)
+			*got = -1;
+		return -EPERM;	/* what arch/x86/kernel/msr.c answers when writes are refused */
+	}
 	n = wr ? pwrite(fd, val, sizeof(*val), off)
 	       : pread(fd, val, sizeof(*val), off);
 	if (got)
@@ -154,6 +162,10 @@ int msr_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
 		return err;
 	}
 	err = msr_write(k->fd, k->is_file, k->msr, nv);
+	if (err == -EPERM) {
+		k->refused = true;	/* writes refused: the caller falls back, in one line */
+		return err;
+	}
 	if (err) {
 		pr_warn("%s: cannot write MSR %#x of cpu %d: %s\n", k->path,
 			k->msr, k->cpu, err == -EIO ? "short write" : strerror(-err));
@@ -188,14 +200,10 @@ int probe_msr_cpu(struct actuator *a, const struct msr_layout *L,
 		return err;
 	}
 	c->msr_is_file = S_ISREG(st.st_mode);
-	if (c->msr_is_file) {
+	if (c->msr_is_file)
 		a->msr_standin = true;
-		if (!a->o.dry_run && !(st.st_mode & 0222)) {
-			snprintf(why, n, "%s: read-only", c->msr_path);
-			return -EACCES;
-		}
-	}
-	c->msr_fd = open(c->msr_path, (a->o.dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	c->msr_fd = open(c->msr_path, (a->o.dry_run || (c->msr_is_file && !(st.st_mode & 0222))
+				       ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (c->msr_fd < 0) {
 		err = -errno;
 		snprintf(why, n, "%s: cannot open: %s", c->msr_path, strerror(-err));

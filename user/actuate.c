@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,7 +211,7 @@ int act_put_back_file(const char *path, const char *text, size_t len)
 	return err ? err : 0;
 }
 
-static int knob_restore(struct knob *k)
+int knob_restore(struct knob *k)
 {
 	int err = 0;
 
@@ -262,7 +263,7 @@ void knob_init(struct knob *k, int cpu)
 	k->fd = -1;
 }
 
-static void knob_free(struct knob *k)
+void knob_free(struct knob *k)
 {
 	free(k->path);
 	k->path = NULL;
@@ -372,6 +373,54 @@ bool act_idle_available(const struct actuator *a)
 	return a && a->idle_ok;
 }
 
+const char *act_reason(const struct actuator *a)
+{
+	return a ? a->reason : "";
+}
+
+__u64 act_writes(const struct actuator *a, int cpu)
+{
+	const struct act_cpu *c = act_cpu_get(a, cpu);
+
+	return c ? c->writes : 0;
+}
+
+const char *act_epp(const struct actuator *a)
+{
+	return a ? a->epp : NULL;
+}
+
+bool act_taints(const struct actuator *a)
+{
+	return a && a->taints;
+}
+
+/* CPUs that came online since the last probe get their floor knob (the
+ * backend in use) and PM QoS file; every CPU forgets what was applied so
+ * the next request writes anew (the driver rewrote the registers). */
+int act_reapply(struct actuator *a)
+{
+	char w[256];
+
+	if (!a)
+		return -EINVAL;
+	for (int i = 0; i < a->nr_cpus; i++) {
+		struct act_cpu *c = &a->cpus[i];
+		bool was = c->online;
+
+		c->online = cpu_online(a, i);
+		c->floor_set = false;
+		c->pick_set = false;
+		if (!c->online || was || c->has_floor || a->backend == ACT_NONE)
+			continue;
+		w[0] = '\0';
+		if (a->backend == ACT_CPUFREQ ? probe_cpufreq_cpu(a, c, i, w, sizeof(w))
+		    : probe_msr_cpu(a, msr_layout_of(a->backend), c, i, w, sizeof(w)))
+			pr_debug("cpu %d came online without a usable floor knob: %s\n", i, w);
+	}
+	return a->epp ? act_apply_epp(a) : 0;
+}
+
 void act_set_save_hook(struct actuator *a, act_save_hook_fn fn, void *ctx)
 {
 	if (!a)
@@ -380,80 +429,125 @@ void act_set_save_hook(struct actuator *a, act_save_hook_fn fn, void *ctx)
 	a->hook_ctx = ctx;
 }
 
+static __thread char last_error[512];
+
+const char *act_last_error(void)
+{
+	return last_error[0] ? last_error : NULL;
+}
+
+/* An act_open() failure: one line, kept for act_last_error(). */
+static void act_fail(const struct actuator *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void act_fail(const struct actuator *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	if (!a->o.quiet)
+		pr_warn("%s\n", last_error);
+}
+
+static void set_reason(struct actuator *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_reason(struct actuator *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->reason, sizeof(a->reason), fmt, ap);
+	va_end(ap);
+}
+
+static bool is_msr_backend(enum act_backend b)
+{
+	return b == ACT_INTEL_HWP || b == ACT_AMD_CPPC;
+}
+
+/* A backend is in use: say why, and whether its writes taint. */
+static void floor_chosen(struct actuator *a, enum act_backend b, const char *why)
+{
+	a->backend = b;
+	a->taints = is_msr_backend(b) && !a->msr_standin;
+	if (b == ACT_CPUFREQ)
+		set_reason(a, "%s; per-CPU scaling_min_freq", why);
+	else
+		set_reason(a, "%s", why);
+}
+
+#define NO_MSRS	"no usable HWP/CPPC MSRs: "
+
+/*
+ * The floor backend: the platform's plan (plat_backend_plan: who owns the
+ * register, whether MSR writes are permitted), then the first backend of
+ * the plan that works on the machine. Nothing is written here.
+ */
 static int open_floor(struct actuator *a)
 {
-	char wi[256] = "", wa[256] = "", wc[256] = "";
-	enum act_backend b = a->o.backend;
-	int ei, ea, ec;
+	char why[320], w[256] = "", first_fail[600] = "";
+	enum act_backend want = a->o.backend;
+	int err = 0, msr_err = 0, k;
 
+	a->backend = ACT_NONE;
 	if (!a->o.floor) {
-		a->backend = ACT_NONE;
+		set_reason(a, "floors are not applied (--no-floor)");
 		return 0;
 	}
-	switch (b) {
-	case ACT_NONE:
-		a->backend = ACT_NONE;
-		return 0;
-	case ACT_INTEL_HWP:
-	case ACT_AMD_CPPC:
-		ei = probe_backend(a, b, wi, sizeof(wi));
-		if (ei) {
-			pr_warn("%s: %s%s\n", act_backend_name(b), wi,
-				ei == -ENOENT ? " (no MSR driver: modprobe msr)" : "");
-			return ei;
-		}
-		a->backend = b;
-		return 0;
-	case ACT_CPUFREQ:
-		ec = probe_backend(a, b, wc, sizeof(wc));
-		if (ec) {
-			pr_warn("cpufreq: %s%s\n", wc,
-				ec == -ENOENT ? " (no cpufreq driver)" : "");
-			return ec;
-		}
-		a->backend = b;
-		return 0;
-	case ACT_AUTO:
-		break;
-	default:
-		pr_warn("unknown actuation backend %d\n", b);
+	if (want > ACT_CPUFREQ) {
+		act_fail(a, "unknown actuation backend %d", want);
 		return -EINVAL;
 	}
+	err = plat_backend_plan(&a->plat, want, a->order, why, sizeof(why));
+	if (err) {
+		act_fail(a, "%s", why);
+		return err;
+	}
+	if (want != ACT_AUTO) {
+		if (want == ACT_NONE) {
+			set_reason(a, "forced by --backend");
+			return 0;
+		}
+		err = probe_backend(a, want, w, sizeof(w));
+		if (err) {
+			act_fail(a, "%s: %s%s", act_backend_name(want), w,
+				 err != -ENOENT ? "" : want == ACT_CPUFREQ ? " (no cpufreq driver)"
+				 : " (no MSR driver: modprobe msr)");
+			return err;
+		}
+		floor_chosen(a, want, why);
+		return 0;
+	}
+	for (k = 0; a->order[k] != ACT_NONE; k++) {
+		enum act_backend b = a->order[k];
+		size_t n = strlen(first_fail);
 
-	ei = probe_backend(a, ACT_INTEL_HWP, wi, sizeof(wi));
-	if (!ei) {
-		a->backend = ACT_INTEL_HWP;
-		return 0;
+		err = probe_backend(a, b, w, sizeof(w));
+		if (!err) {
+			a->order_pos = k;
+			floor_chosen(a, b, msr_err ? first_fail : why);
+			return 0;
+		}
+		pr_debug("%s: %s\n", act_backend_name(b), w);
+		if (!is_msr_backend(b))
+			continue;
+		if (!msr_err || msr_err == -ENOENT)
+			msr_err = err;
+		snprintf(first_fail + n, sizeof(first_fail) - n, "%s%s: %s",
+			 n ? "; " : NO_MSRS, act_backend_name(b), w);
+		/* Stand-in files are put there on purpose: ones that work for
+		 * no layout are a broken input, not a missing driver. */
+		if (!is_msr_backend(a->order[k + 1]) && a->msr_standin && msr_err != -ENOENT) {
+			act_fail(a, "MSR stand-in unusable: %s", first_fail + strlen(NO_MSRS));
+			return msr_err;
+		}
 	}
-	ea = probe_backend(a, ACT_AMD_CPPC, wa, sizeof(wa));
-	if (!ea) {
-		a->backend = ACT_AMD_CPPC;
-		return 0;
-	}
-	/* Stand-in files are put there on purpose: one that works for neither
-	 * layout is a broken input, not a missing driver. */
-	if (a->msr_standin && (ei != -ENOENT || ea != -ENOENT)) {
-		pr_warn("MSR stand-in unusable: intel-hwp: %s; amd-cppc: %s\n", wi, wa);
-		return ei != -ENOENT && ei != -ENODEV ? ei : ea != -ENOENT ? ea : ei;
-	}
-	ec = probe_backend(a, ACT_CPUFREQ, wc, sizeof(wc));
-	if (!ec) {
-		a->backend = ACT_CPUFREQ;
-		return 0;
-	}
-	a->backend = ACT_NONE;
-	if (ei == -ENOENT && ea == -ENOENT) {
-		char *p = fmt_alloc("%s/0/msr", a->msr_root);
-
-		a->missing = fmt_alloc("no MSR driver (%s): modprobe msr; no cpufreq driver (%s)",
-				      p ? p : a->msr_root, wc);
-		free(p);
-	} else {
-		a->missing = fmt_alloc("no usable MSR backend (intel-hwp: %s; amd-cppc: %s); "
-				      "no cpufreq driver (%s)", wi, wa, wc);
-	}
+	a->order_pos = k;
+	a->missing = fmt_alloc("%s; no cpufreq driver (%s)", first_fail[0] ? first_fail : why, w);
 	if (!a->missing)
 		return -ENOMEM;
+	set_reason(a, "nothing to actuate the floor with: %s", a->missing);
 	pr_debug("actuation: %s\n", a->missing);
 	return 0;
 }
@@ -473,8 +567,12 @@ int act_open(struct actuator **out, const struct act_opts *o)
 	a->o = *o;
 	a->msr_root = strdup(o->msr_root ? o->msr_root : "/dev/cpu");
 	a->sysfs_root = strdup(o->sysfs_root ? o->sysfs_root : "/sys");
+	a->proc_root = strdup(o->proc_root ? o->proc_root : DEFAULT_PROC_ROOT);
 	a->o.msr_root = a->msr_root;
 	a->o.sysfs_root = a->sysfs_root;
+	a->o.proc_root = a->proc_root;
+	a->o.epp = NULL;
+	last_error[0] = '\0';
 	n = o->nr_cpus > 0 ? o->nr_cpus : sysconf(_SC_NPROCESSORS_CONF);
 	if (n <= 0)
 		n = 1;
@@ -482,9 +580,20 @@ int act_open(struct actuator **out, const struct act_opts *o)
 		n = BPFGOV_MAX_CPUS;
 	a->nr_cpus = n;
 	a->cpus = calloc(n, sizeof(*a->cpus));
-	if (!a->msr_root || !a->sysfs_root || !a->cpus) {
+	if (!a->msr_root || !a->sysfs_root || !a->proc_root || !a->cpus ||
+	    (o->epp && !(a->epp = strdup(o->epp)))) {
 		err = -ENOMEM;
 		goto fail;
+	}
+	{
+		struct plat_roots r = {
+			.sysfs_root = a->sysfs_root, .proc_root = a->proc_root,
+			.msr_root = a->msr_root,
+		};
+
+		err = plat_probe(&a->plat, &r);
+		if (err)
+			goto fail;
 	}
 	for (int i = 0; i < a->nr_cpus; i++) {
 		struct act_cpu *c = &a->cpus[i];
@@ -492,6 +601,7 @@ int act_open(struct actuator **out, const struct act_opts *o)
 		c->msr_fd = -1;
 		knob_init(&c->floor, i);
 		knob_init(&c->qos, i);
+		knob_init(&c->epp, i);
 		for (int k = 0; k < BPFGOV_MAX_STATES; k++)
 			knob_init(&c->disable[k], i);
 		c->online = cpu_online(a, i);
@@ -508,6 +618,8 @@ int act_open(struct actuator **out, const struct act_opts *o)
 				goto fail;
 		}
 	}
+	if (a->epp)
+		probe_epp(a);
 	if (a->backend != ACT_NONE)
 		pr_debug("actuation: %s, lowest %u highest %u on cpu 0%s\n",
 			 act_backend_name(a->backend), a->cpus[0].lowest,
@@ -533,6 +645,51 @@ static __u32 scale_floor(__u32 lo, __u32 hi, __u32 floor)
 	return lo + (__u32)(((__u64)(hi - lo) * floor + BPFGOV_SCALE / 2) / BPFGOV_SCALE);
 }
 
+/*
+ * EPERM from the first real MSR write: the kernel refuses MSR writes
+ * (lockdown or msr.allow_writes=off) although the probe could not tell.
+ * Put back what the MSR backend changed, then continue with the next
+ * backend of the plan. One line.
+ */
+static int floor_fallback(struct actuator *a, int cpu)
+{
+	enum act_backend from = a->backend;
+	char w[256] = "";
+	int err = 0, k;
+
+	for (int i = 0; i < a->nr_cpus; i++) {
+		int r = knob_restore(&a->cpus[i].floor);
+
+		if (r && !err)
+			err = r;
+		a->cpus[i].floor_set = false;
+	}
+	if (err)
+		return err;	/* still pending: the normal restore path retries */
+	floor_reset(a);
+	a->backend = ACT_NONE;
+	a->taints = false;
+	for (k = a->order_pos + 1; a->order[k] != ACT_NONE; k++) {
+		if (is_msr_backend(a->order[k]))
+			continue;
+		if (!probe_backend(a, a->order[k], w, sizeof(w))) {
+			a->order_pos = k;
+			floor_chosen(a, a->order[k], "MSR writes refused (EPERM)");
+			break;
+		}
+	}
+	if (a->backend == ACT_NONE) {
+		free(a->missing);
+		a->missing = fmt_alloc("MSR writes refused (EPERM); no cpufreq driver (%s)", w);
+		set_reason(a, "nothing to actuate the floor with: %s",
+			   a->missing ? a->missing : "MSR writes refused (EPERM)");
+	}
+	pr_warn("%s: writing MSRs of cpu %d failed with EPERM (writes refused by the kernel): "
+		"nothing left changed, floor backend now %s\n", act_backend_name(from), cpu,
+		act_backend_name(a->backend));
+	return 0;
+}
+
 int act_set_floor(struct actuator *a, int cpu, __u32 floor)
 {
 	struct act_cpu *c = act_cpu_get(a, cpu);
@@ -544,6 +701,7 @@ int act_set_floor(struct actuator *a, int cpu, __u32 floor)
 		return -EINVAL;
 	if (floor > BPFGOV_SCALE)
 		floor = BPFGOV_SCALE;
+again:
 	if (!a->o.floor || a->backend == ACT_NONE || !c->has_floor) {
 		if (a->backend != ACT_NONE && a->o.floor && !c->has_floor)
 			pr_debug("cpu %d: offline or missing: floor not applied\n", cpu);
@@ -556,6 +714,8 @@ int act_set_floor(struct actuator *a, int cpu, __u32 floor)
 	want = scale_floor(c->lowest, c->highest, floor);
 	if (c->floor.is_msr) {
 		err = msr_knob_set(a, c, &c->floor, want, &wrote);
+		if (err == -EPERM && c->floor.refused && !(err = floor_fallback(a, cpu)))
+			goto again;
 	} else {
 		err = cpufreq_floor_set(a, c, cpu, want, &wrote);
 	}
@@ -568,8 +728,12 @@ int act_set_floor(struct actuator *a, int cpu, __u32 floor)
 	return 0;
 }
 
-
 int act_reassert(struct actuator *a)
+{
+	return act_reassert_skip(a, NULL);
+}
+
+int act_reassert_skip(struct actuator *a, const bool *skip)
 {
 	int total = 0, first = 0, r;
 
@@ -577,11 +741,14 @@ int act_reassert(struct actuator *a)
 		return -EINVAL;
 	for (int i = 0; i < a->nr_cpus; i++) {
 		struct act_cpu *c = &a->cpus[i];
-		struct knob *ks[2 + BPFGOV_MAX_STATES];
+		struct knob *ks[3 + BPFGOV_MAX_STATES];
 		int n = 0;
 
+		if (skip && skip[i])
+			continue;
 		ks[n++] = &c->floor;
 		ks[n++] = &c->qos;
+		ks[n++] = &c->epp;
 		for (int k = 0; k < c->nr_disable; k++)
 			ks[n++] = &c->disable[k];
 		for (int j = 0; j < n; j++) {
@@ -618,6 +785,9 @@ int act_restore(struct actuator *a)
 				first = r;
 		}
 		r = knob_restore(&c->qos);
+		if (r && !first)
+			first = r;
+		r = knob_restore(&c->epp);
 		if (r && !first)
 			first = r;
 		/* the next request applies anew */
@@ -672,6 +842,7 @@ void act_close(struct actuator *a)
 		floor_reset(a);
 		for (int i = 0; i < a->nr_cpus; i++) {
 			knob_free(&a->cpus[i].qos);
+			knob_free(&a->cpus[i].epp);
 			for (int k = 0; k < BPFGOV_MAX_STATES; k++)
 				knob_free(&a->cpus[i].disable[k]);
 		}
@@ -680,6 +851,8 @@ void act_close(struct actuator *a)
 	free(a->missing);
 	free(a->msr_root);
 	free(a->sysfs_root);
+	free(a->proc_root);
+	free(a->epp);
 	free(a);
 }
 
@@ -692,7 +865,7 @@ int act_pending(const struct actuator *a)
 	for (int i = 0; i < a->nr_cpus; i++) {
 		const struct act_cpu *c = &a->cpus[i];
 
-		n += c->floor.saved + c->qos.saved;
+		n += c->floor.saved + c->qos.saved + c->epp.saved;
 		for (int k = 0; k < c->nr_disable; k++)
 			n += c->disable[k].saved;
 	}

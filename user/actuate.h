@@ -27,7 +27,10 @@ enum act_backend {
 struct act_opts {
 	const char *msr_root;	/* default "/dev/cpu": <root>/<cpu>/msr */
 	const char *sysfs_root;	/* default "/sys" */
+	const char *proc_root;	/* default "/proc": cpuinfo (platform facts) */
 	enum act_backend backend;
+	const char *epp;	/* energy_performance_preference to set, NULL: leave */
+	bool quiet;		/* no warning lines: act_last_error() keeps the reason */
 	bool dry_run;		/* write nothing, log what would be written */
 	bool floor;		/* apply floors (default true) */
 	bool idle;		/* apply idle picks (default true) */
@@ -58,10 +61,37 @@ const char *act_backend_name(enum act_backend b);
 int act_backend_parse(const char *s, enum act_backend *out);	/* -EINVAL if unknown */
 const char *act_missing(const struct actuator *a);		/* NULL when a backend works */
 bool act_idle_available(const struct actuator *a);		/* per-CPU PM QoS files exist */
+/* Why this backend (one line: what `start` prints after "floor backend B: "). */
+const char *act_reason(const struct actuator *a);
+/* Successful (dry-run: would-be) writes to @cpu's knobs so far. */
+__u64 act_writes(const struct actuator *a, int cpu);
+/* The EPP being applied, NULL when left as found. */
+const char *act_epp(const struct actuator *a);
+/* The backend writes MSRs through the msr driver: every write taints. */
+bool act_taints(const struct actuator *a);
+/* The last act_open() failure's one-line reason (this thread), or NULL. */
+const char *act_last_error(void);
+
+/* EPP for a profile: powersave -> "balance_power", performance ->
+ * "performance", anything else -> NULL (left as found). */
+const char *act_epp_for_profile(const char *profile);
+/* Write the EPP of act_opts.epp on every online CPU that offers it
+ * (journaled first like every knob). Where the cpufreq governor is
+ * `performance` (EPP locked) or the value is not offered, nothing is
+ * written and one line says so. Returns the number of CPUs set or -errno. */
+int act_apply_epp(struct actuator *a);
+/* After resume or CPU online the driver rewrote the registers from its
+ * own copy: forget what was applied (the next requests write anew),
+ * pick up CPUs that came online, and re-write EPP. 0 or -errno. */
+int act_reapply(struct actuator *a);
 
 /* Apply a floor (0..1024) to @cpu. Saves the original before the first
  * write, writes only on change, re-asserts when a read-back differs from
- * what was last written. 0 or -errno. */
+ * what was last written. 0 or -errno.
+ * EPERM from an MSR write (lockdown or allow_writes=off the probe could not
+ * see) is not an error: what the MSR backend changed is put back, one line
+ * says so, and the floor goes through the next backend (cpufreq, else
+ * none) from then on. */
 int act_set_floor(struct actuator *a, int cpu, __u32 floor);
 /* Apply idle pick @pick for @cpu, given the idle-state table in @c:
  * a polling state -> "n/a" in pm_qos_resume_latency_us; the deepest state or
@@ -77,6 +107,9 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 /* Read back every written register/file and re-assert where someone else
  * changed it; returns the number of re-assertions or -errno. */
 int act_reassert(struct actuator *a);
+/* The same, skipping CPUs with @skip[cpu] set (idle CPUs: a write would
+ * wake them). @skip may be NULL. */
+int act_reassert_skip(struct actuator *a, const bool *skip);
 /* Restore every saved original (idempotent). 0 or the first -errno. */
 int act_restore(struct actuator *a);
 /* Put one original back unless it is already in place (the journal's

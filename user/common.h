@@ -18,6 +18,7 @@
 #define DEFAULT_RUN_DIR		"/run/bpfgov"
 #define DEFAULT_SYSFS_ROOT	"/sys"
 #define DEFAULT_MSR_ROOT	"/dev/cpu"
+#define DEFAULT_PROC_ROOT	"/proc"
 
 /* Exit codes: 0 ok, 1 runtime error, 2 usage error, 3 not running. */
 #define EXIT_USAGE		2

@@ -41,6 +41,7 @@ struct start_opts {
 	const char *pin_root;
 	const char *msr_root;
 	const char *sysfs_root;
+	const char *proc_root;
 	const char *btf_path;
 	const char *report_path;
 	const char *config_path;	/* NULL: DEFAULT_CONFIG_FILE if it exists */

@@ -14,6 +14,8 @@
 int do_start(int argc, char **argv);	/* start.c */
 int do_stop(int argc, char **argv);	/* stop.c */
 int do_status(int argc, char **argv);	/* status.c */
+int do_probe(int argc, char **argv);	/* probe.c */
+int do_validate(int argc, char **argv);	/* validate.c */
 int do_tail(int argc, char **argv);	/* tail.c */
 int do_dump(int argc, char **argv);	/* dump.c */
 int do_plot(int argc, char **argv);	/* plot.c */

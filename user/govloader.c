@@ -38,6 +38,8 @@ static const struct cmd {
 	{ "start",  do_start,  "load the governor and apply its decisions" },
 	{ "stop",   do_stop,   "stop the running instance and wait until it restored" },
 	{ "status", do_status, "state of the running instance (--json)" },
+	{ "probe",  do_probe,  "what the platform offers and the floor backend start would pick (--json)" },
+	{ "validate", do_validate, "measure bpfgov against the machine's governors; write a report" },
 	{ "tail",   do_tail,   "stream live decisions (--json, --cpu N, --count N)" },
 	{ "dump",   do_dump,   "pinned maps in readable form" },
 	{ "set",    do_set,    "change tunables of the running instance (KEY=VALUE ...)" },

@@ -69,7 +69,7 @@ int freq_open(struct freq_src *f, const struct plat_roots *r, int nr_cpus)
 	snprintf(curf, sizeof(curf), "%s/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq",
 		 r->sysfs_root);
 	if (stat(path, &st)) {
-		snprintf(f->why, sizeof(f->why), "APERF/MPERF: no MSR driver (%s missing: modprobe msr)",
+		snprintf(f->why, sizeof(f->why), "APERF/MPERF: no MSR driver (%.160s missing: modprobe msr)",
 			 path);
 	} else {
 		f->is_file = S_ISREG(st.st_mode);
@@ -79,7 +79,7 @@ int freq_open(struct freq_src *f, const struct plat_roots *r, int nr_cpus)
 		}
 		f->kind = FREQ_APERF_MPERF;
 		if (freq_sample(f, 0, &s) || !s.mperf) {
-			snprintf(f->why, sizeof(f->why), "APERF/MPERF: %s/0/msr: unreadable or MPERF not counting",
+			snprintf(f->why, sizeof(f->why), "APERF/MPERF: %.160s/0/msr: unreadable or MPERF not counting",
 				 r->msr_root);
 			f->kind = FREQ_NONE;
 		} else if (!f->base_khz) {
@@ -183,7 +183,7 @@ int energy_open(struct energy_src *e, const struct plat_roots *r)
 	snprintf(dir, sizeof(dir), "%s/class/powercap", r->sysfs_root);
 	d = opendir(dir);
 	if (!d) {
-		snprintf(e->why, sizeof(e->why), "no powercap (%s missing: CONFIG_POWERCAP, intel_rapl_msr)",
+		snprintf(e->why, sizeof(e->why), "no powercap (%.160s missing: CONFIG_POWERCAP, intel_rapl_msr)",
 			 dir);
 		return 0;
 	}
@@ -192,10 +192,11 @@ int energy_open(struct energy_src *e, const struct plat_roots *r)
 
 		if (strncmp(de->d_name, "intel-rapl:", 11))
 			continue;
-		snprintf(x->dir, sizeof(x->dir), "%s/%s", dir, de->d_name);
+		if (fmt_checked(x->dir, sizeof(x->dir), "%s/%s", dir, de->d_name) < 0)
+			continue;
 		snprintf(path, sizeof(path), "%s/name", x->dir);
 		if (read_line(path, x->name, sizeof(x->name)))
-			snprintf(x->name, sizeof(x->name), "%s", de->d_name);
+			snprintf(x->name, sizeof(x->name), "%.63s", de->d_name);
 		snprintf(path, sizeof(path), "%s/max_energy_range_uj", x->dir);
 		if (read_line(path, buf, sizeof(buf)) || parse_u64(buf, &x->max_uj))
 			x->max_uj = 0;
@@ -205,7 +206,7 @@ int energy_open(struct energy_src *e, const struct plat_roots *r)
 	}
 	closedir(d);
 	if (!e->nr)
-		snprintf(e->why, sizeof(e->why), "no readable intel-rapl:* energy_uj under %s", dir);
+		snprintf(e->why, sizeof(e->why), "no readable intel-rapl:* energy_uj under %.160s", dir);
 	return 0;
 }
 

@@ -26,31 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "platform.h"
-
-/* TODO(util): replace with the shared file helpers. */
-static int read_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "re");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)n, f))
-		err = -EIO;
-	else
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return err;
-}
-
-static int parse_u64(const char *s, __u64 *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || end == s ? -EINVAL : 0;
-}
+#include "util.h"
 
 static const char *root_or(const char *r, const char *def)
 {
@@ -373,13 +349,10 @@ void plat_choose(const struct platform *p, const struct plat_roots *r,
 		.floor = true, .idle = false, .nr_cpus = p->nr_cpus, .quiet = true,
 	};
 	struct actuator *a = NULL;
-	enum log_level saved = log_level;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	log_level = LOG_WARN - 1;	/* the reason line says it all */
 	err = act_open(&a, &ao);
-	log_level = saved;
 	if (err) {
 		out->backend = ACT_NONE;
 		out->refused = err == -EPERM;

@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "actuate.h"
+#include "common.h"
 
-#define DEFAULT_PROC_ROOT	"/proc"
 #define PLAT_STR		64
 
 struct plat_roots {

@@ -12,6 +12,7 @@
 #include "common.h"
 #include "gov.h"
 #include "log.h"
+#include "json_writer.h"
 #include "platform.h"
 
 static const char probe_usage[] =
@@ -28,7 +29,7 @@ static const char probe_usage[] =
 
 enum { P_JSON = 256, P_SYSFS, P_PROC, P_MSR };
 
-int probe_parse(const char *cmd, const char *usage, int argc, char **argv,
+static int probe_parse(const char *cmd, const char *usage, int argc, char **argv,
 		struct plat_roots *r, bool *json)
 {
 	static const struct option lo[] = {
@@ -80,7 +81,7 @@ int probe_parse(const char *cmd, const char *usage, int argc, char **argv,
 	return 0;
 }
 
-static const char *yn(bool b)
+static const char *yesno(bool b)
 {
 	return b ? "yes" : "no";
 }
@@ -100,8 +101,8 @@ static void probe_text(const struct platform *p, const struct plat_roots *r,
 		printf(" family %d model %d", p->family, p->model);
 	printf("%s, %d CPUs (online %s)\n", p->hypervisor ? " (virtual machine)" : "",
 	       p->nr_cpus, or_unknown(p->online));
-	printf("perf control   HWP %s, CPPC %s, APERF/MPERF %s\n", yn(p->hwp), yn(p->cppc),
-	       yn(p->aperfmperf));
+	printf("perf control   HWP %s, CPPC %s, APERF/MPERF %s\n", yesno(p->hwp), yesno(p->cppc),
+	       yesno(p->aperfmperf));
 	printf("cpufreq        driver %s", p->cpufreq_driver);
 	if (*p->pstate_mode)
 		printf(", mode %s", p->pstate_mode);
@@ -128,14 +129,84 @@ static void probe_text(const struct platform *p, const struct plat_roots *r,
 	printf("cpuidle        driver %s, governor %s\n", p->idle_driver,
 	       or_unknown(p->idle_governor));
 	printf("hybrid         %s\n", *p->hybrid ? p->hybrid : "not exposed");
-	printf("sched_ext      %s%s%s\n", yn(p->sched_ext), *p->sched_ext_state ? ", " : "",
+	printf("sched_ext      %s%s%s\n", yesno(p->sched_ext), *p->sched_ext_state ? ", " : "",
 	       p->sched_ext_state);
-	printf("BTF            %s\n", yn(p->btf));
+	printf("BTF            %s\n", yesno(p->btf));
 	printf("per-CPU ksyms  %s\n", !p->kallsyms_known ? "unknown" : p->percpu_ksyms ? "resolve"
 	       : "do not resolve (no per-CPU data in kallsyms: CONFIG_KALLSYMS_ALL unset)");
 	printf("floor backend  %s: %s\n", act_backend_name(ch->backend), ch->reason);
 	if (ch->taints)
 		printf("note           %s\n", plat_msr_taint_note());
+}
+
+static void probe_json(FILE *f, const struct platform *p, const struct plat_roots *r,
+		       const struct act_choice *ch)
+{
+	json_writer_t *w = jsonw_new(f);
+	char taint[32];
+
+	if (!w)
+		return;
+	plat_taint_letters(p->taint, taint, sizeof(taint));
+	jsonw_start_object(w);
+	jsonw_name(w, "cpu");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "vendor", p->vendor);
+	jsonw_int_field(w, "family", p->family);
+	jsonw_int_field(w, "model", p->model);
+	jsonw_bool_field(w, "hwp", p->hwp);
+	jsonw_bool_field(w, "cppc", p->cppc);
+	jsonw_bool_field(w, "aperfmperf", p->aperfmperf);
+	jsonw_bool_field(w, "hypervisor", p->hypervisor);
+	jsonw_int_field(w, "nr_cpus", p->nr_cpus);
+	jsonw_string_field(w, "online", p->online);
+	jsonw_end_object(w);
+	jsonw_name(w, "cpufreq");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "driver", p->cpufreq_driver);
+	jsonw_string_field(w, "mode", *p->pstate_mode ? p->pstate_mode : NULL);
+	jsonw_string_field(w, "governor", *p->cpufreq_governor ? p->cpufreq_governor : NULL);
+	jsonw_bool_field(w, "epp", p->epp);
+	jsonw_string_field(w, "epp_now", p->epp ? p->epp_now : NULL);
+	jsonw_string_field(w, "epp_available", *p->epp_avail ? p->epp_avail : NULL);
+	jsonw_end_object(w);
+	jsonw_name(w, "msr");
+	jsonw_start_object(w);
+	jsonw_bool_field(w, "driver", p->msr_driver);
+	jsonw_bool_field(w, "standin", p->msr_standin);
+	jsonw_string_field(w, "root", r->msr_root);
+	jsonw_string_field(w, "allow_writes", *p->allow_writes ? p->allow_writes : NULL);
+	jsonw_end_object(w);
+	jsonw_string_field(w, "lockdown", *p->lockdown ? p->lockdown : NULL);
+	jsonw_name(w, "taint");
+	jsonw_start_object(w);
+	if (p->taint_known)
+		jsonw_uint_field(w, "value", p->taint);
+	else
+		jsonw_null_field(w, "value");
+	jsonw_string_field(w, "flags", taint);
+	jsonw_end_object(w);
+	jsonw_name(w, "cpuidle");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "driver", p->idle_driver);
+	jsonw_string_field(w, "governor", *p->idle_governor ? p->idle_governor : NULL);
+	jsonw_end_object(w);
+	jsonw_string_field(w, "hybrid", *p->hybrid ? p->hybrid : NULL);
+	jsonw_name(w, "bpf");
+	jsonw_start_object(w);
+	jsonw_bool_field(w, "sched_ext", p->sched_ext);
+	jsonw_string_field(w, "sched_ext_state", *p->sched_ext_state ? p->sched_ext_state : NULL);
+	jsonw_bool_field(w, "btf", p->btf);
+	if (p->kallsyms_known)
+		jsonw_bool_field(w, "percpu_ksyms", p->percpu_ksyms);
+	else
+		jsonw_null_field(w, "percpu_ksyms");
+	jsonw_end_object(w);
+	jsonw_string_field(w, "backend", act_backend_name(ch->backend));
+	jsonw_string_field(w, "backend_reason", ch->reason);
+	jsonw_bool_field(w, "taints_kernel", ch->taints);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
 }
 
 int do_probe(int argc, char **argv)
@@ -154,7 +225,7 @@ int do_probe(int argc, char **argv)
 		pr_warn("probe: %s\n", strerror(-err));
 		return 1;
 	}
-	act_choose(&p, &r, &ch);
+	plat_choose(&p, &r, ACT_AUTO, &ch);
 	if (json)
 		probe_json(stdout, &p, &r, &ch);
 	else

@@ -38,8 +38,10 @@
 #include "log.h"
 #include "metrics.h"
 #include "ppd.h"
+#include "platform.h"
 #include "scx.h"
 #include "tunables.h"
+#include "util.h"
 
 /* The most recent decisions' latencies: enough for a p99, small enough to
  * sort once a second without a cost worth measuring. */
@@ -72,6 +74,18 @@ struct gov {
 	struct met_shared *met;		/* counters for the metrics exposition */
 	struct met_server *met_srv;	/* --metrics-listen */
 	struct ppd *ppd;		/* --follow-ppd */
+	/* no wake-ups by actuation (floor_defer) */
+	bool *pend;			/* a floor waits until the CPU runs */
+	__u32 *pend_floor;
+	bool *idle_now;			/* scratch: CPUs idle at the re-assert */
+	__u64 idle_cpu_writes;		/* floor writes that reached an idle CPU */
+	__u64 prewake_raises;		/* ... of which raises before a predicted wake */
+	__u64 deferred;			/* floor changes held for an idle CPU */
+	/* resume and hotplug (platform_watch) */
+	char online[256];		/* devices/system/cpu/online, last seen */
+	__s64 boot_off_ns;		/* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
+	__u64 reapplies;
+	__u64 next_watch_ns;
 };
 
 /* ------------------------------------------------------ start's options */
@@ -89,6 +103,7 @@ void start_usage(FILE *f)
 "  --msr-root DIR          MSR devices <DIR>/<cpu>/msr (%s); regular files\n"
 "                          are stand-ins with MSR X at offset 8*X\n"
 "  --sysfs-root DIR        sysfs for cpufreq/cpuidle/PM QoS knobs (%s)\n"
+"  --proc-root DIR         procfs: cpuinfo, for the platform facts (%s)\n"
 "  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
 "  --no-floor, --no-idle   do not apply floors / idle picks\n"
 "  --no-rt                 keep the event loop at normal priority (default:\n"
@@ -107,12 +122,12 @@ void start_usage(FILE *f)
 "  --test-scx-error-after S  scx mode, for tests of --restart: the scheduler\n"
 "                          reports an error after S seconds\n"
 "  -v, -q                  more / less output\n",
-		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT,
+		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT, DEFAULT_PROC_ROOT,
 		DEFAULT_CONFIG_FILE, DEFAULT_PROFILE);
 }
 
 enum {
-	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_BACKEND,
+	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_PROC, OPT_BACKEND,
 	OPT_NOFLOOR, OPT_NOIDLE, OPT_NORT, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
 	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE, OPT_METRICS, OPT_PPD,
 };
@@ -126,6 +141,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "pin-root", required_argument, NULL, OPT_PIN },
 		{ "msr-root", required_argument, NULL, OPT_MSR },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
+		{ "proc-root", required_argument, NULL, OPT_PROC },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
 		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
@@ -151,6 +167,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 	o->pin_root = DEFAULT_PIN_ROOT;
 	o->msr_root = DEFAULT_MSR_ROOT;
 	o->sysfs_root = DEFAULT_SYSFS_ROOT;
+	o->proc_root = DEFAULT_PROC_ROOT;
 	opterr = 0;
 	optind = 0;	/* full re-initialisation of getopt (glibc) */
 	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
@@ -177,6 +194,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		case OPT_PIN: o->pin_root = optarg; break;
 		case OPT_MSR: o->msr_root = optarg; break;
 		case OPT_SYSFS: o->sysfs_root = optarg; break;
+		case OPT_PROC: o->proc_root = optarg; break;
 		case OPT_BACKEND:
 			if (act_backend_parse(optarg, &o->backend)) {
 				pr_warn("start: --backend '%s': expected auto, intel-hwp, amd-cppc, cpufreq or none\n",
@@ -415,6 +433,73 @@ static void lat_pcts(const struct gov *g, double *p50, double *p99)
 	*p99 = g->lat_sorted[(n - 1) * 99 / 100] / 1000.0;
 }
 
+static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s);
+
+/* Idle now (cpu_state): no task runs and an idle period is open. */
+static bool cpu_idle(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
+{
+	return !read_cpu(g, cpu, s) && !s->busy && s->idle_since_ns;
+}
+
+/* The exception to holding a floor for an idle CPU: a raise the policy
+ * needs before its predicted wake-up (expected idle nearly over). */
+#define WAKE_LEAD_NS	2000000ull
+
+static bool raise_before_wake(const struct gov *g, __u32 cpu, __u32 floor,
+			      const struct bpfgov_cpu_state *s)
+{
+	struct act_cpu_info ai = {};
+	__u64 now = mono_ns();
+
+	__u64 wake = s->idle_since_ns + s->expected_idle_ns;
+
+	if (!s->expected_idle_ns || act_cpu_info(g->act, cpu, &ai) || floor <= ai.last_floor)
+		return false;
+	/* predicted to wake within the lead; past its prediction it is no
+	 * longer a predicted wake, and the raise waits like the rest */
+	return now < wake && now + WAKE_LEAD_NS >= wake;
+}
+
+/*
+ * No wake-ups by actuation: an MSR write and a cpufreq limit change run on
+ * the target CPU (an IPI). A floor for a CPU that sleeps waits until it runs
+ * again (its own events, or the loop's check, apply it); only a raise
+ * needed before a predicted wake goes through. Writes that still reached
+ * an idle CPU are counted.
+ */
+static int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
+{
+	struct bpfgov_cpu_state s;
+	bool idle = cpu_idle(g, cpu, &s), prewake = false;
+	__u64 w0 = act_writes(g->act, cpu);
+	int err;
+
+	if (idle && !(prewake = raise_before_wake(g, cpu, floor, &s))) {
+		g->pend[cpu] = true;
+		g->pend_floor[cpu] = floor;
+		g->deferred++;
+		return 0;
+	}
+	g->pend[cpu] = false;
+	err = act_set_floor(g->act, cpu, floor);
+	if (idle && act_writes(g->act, cpu) != w0) {
+		g->idle_cpu_writes++;
+		g->prewake_raises += prewake;
+	}
+	return err;
+}
+
+/* Held floors of CPUs that run again. */
+static void floor_flush(struct gov *g)
+{
+	struct bpfgov_cpu_state s;
+
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
+		if (g->pend[cpu] && !cpu_idle(g, cpu, &s) &&
+		    floor_apply(g, cpu, g->pend_floor[cpu]))
+			g->act_errors++;
+}
+
 static int on_decision(void *ctx, void *data, size_t size)
 {
 	const struct bpfgov_event *e = data;
@@ -431,9 +516,11 @@ static int on_decision(void *ctx, void *data, size_t size)
 		g->floor_dec++;
 		if (g->o->no_floor)
 			return 0;
-		err = act_set_floor(g->act, e->cpu, e->floor);
+		err = floor_apply(g, e->cpu, e->floor);
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
+		if (g->pend[e->cpu] && !g->o->no_floor)	/* the CPU's own event */
+			floor_flush(g);
 		if (g->o->no_idle)
 			return 0;
 		err = act_set_idle(g->act, e->cpu, e->idle_pick, &g->cfg);
@@ -470,6 +557,13 @@ static void write_status_json(const struct gov *g, FILE *f)
 	jsonw_int_field(w, "pid", getpid());
 	jsonw_string_field(w, "mode", mode_name(g->mode));
 	jsonw_string_field(w, "backend", act_backend_name(act_backend(g->act)));
+	jsonw_string_field(w, "backend_reason", act_reason(g->act));
+	jsonw_bool_field(w, "taints_kernel", act_taints(g->act));
+	jsonw_uint_field(w, "idle_cpu_writes", g->idle_cpu_writes);
+	jsonw_uint_field(w, "prewake_raises", g->prewake_raises);
+	jsonw_uint_field(w, "deferred_floor_changes", g->deferred);
+	jsonw_uint_field(w, "reapplies", g->reapplies);
+	jsonw_string_field(w, "epp", act_epp(g->act));
 	jsonw_bool_field(w, "dry_run", g->o->dry_run);
 	jsonw_bool_field(w, "floor_applied", !g->o->no_floor);
 	jsonw_bool_field(w, "idle_applied", !g->o->no_idle);
@@ -638,14 +732,6 @@ static int load_bpf(struct gov *g)
 	}
 	pr_info("%s mode attached on %d CPUs; maps pinned under %s\n", mode_name(g->mode),
 		g->nr_cpus, g->o->pin_root);
-	if (g->o->no_floor)
-		pr_info("floors are not applied (--no-floor)\n");
-	else if (act_missing(g->act))
-		pr_warn("nothing to actuate the floor with: %s; decisions still flow\n",
-			act_missing(g->act));
-	else
-		pr_info("floor backend: %s%s\n", act_backend_name(act_backend(g->act)),
-			g->o->dry_run ? " (dry-run)" : "");
 	if (!g->o->no_idle && !act_idle_available(g->act))
 		pr_warn("no per-CPU PM QoS files under %s: idle picks are not applied\n",
 			g->o->sysfs_root);
@@ -782,6 +868,86 @@ static void wake_sampling(struct gov *g, unsigned long sec)
 	}
 }
 
+/* Re-assert what others rewrote, except on idle CPUs (a write would wake
+ * them: they are re-asserted once they run). */
+static void reassert(struct gov *g)
+{
+	struct bpfgov_cpu_state s;
+
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
+		g->idle_now[cpu] = cpu_idle(g, cpu, &s);
+	act_reassert_skip(g->act, g->idle_now);
+}
+
+static __s64 boot_offset_ns(void)
+{
+	struct timespec b, m;
+
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((__s64)b.tv_sec - m.tv_sec) * 1000000000ll + (b.tv_nsec - m.tv_nsec);
+}
+
+static void read_online(const struct gov *g, char *buf, size_t n)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", g->o->sysfs_root);
+	if (read_line(path, buf, n))
+		buf[0] = '\0';
+}
+
+/* After resume or CPU online the drivers rewrote their registers from
+ * their own copies: apply every CPU's current floor and pick again now
+ * (an idle CPU's floor waits until it runs, as always). */
+static void reapply_all(struct gov *g)
+{
+	struct bpfgov_cpu_state s;
+
+	g->reapplies++;
+	if (act_reapply(g->act) < 0)
+		g->act_errors++;
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		if (read_cpu(g, cpu, &s))
+			continue;
+		if (!g->o->no_floor && floor_apply(g, cpu, s.floor))
+			g->act_errors++;
+		if (!g->o->no_idle && s.idle_pick != BPFGOV_NO_STATE &&
+		    act_set_idle(g->act, cpu, s.idle_pick, &g->cfg))
+			g->act_errors++;
+	}
+}
+
+/* Resume (CLOCK_BOOTTIME runs on through suspend, CLOCK_MONOTONIC does
+ * not) and CPU hotplug (the online mask) re-apply at once; held floors of
+ * CPUs that run again are applied. */
+static void platform_watch(struct gov *g)
+{
+	char online[sizeof(g->online)];
+	__u64 now = mono_ns();
+	__s64 off;
+
+	if (!g->o->no_floor)
+		floor_flush(g);
+	if (now < g->next_watch_ns)
+		return;
+	g->next_watch_ns = now + 100000000ull;	/* 10 checks a second */
+	off = boot_offset_ns();
+	if (off - g->boot_off_ns > 500000000ll) {
+		pr_info("resumed from suspend (%.1f s asleep): re-applying floors, idle picks and EPP\n",
+			(off - g->boot_off_ns) / 1e9);
+		g->boot_off_ns = off;
+		reapply_all(g);
+	}
+	read_online(g, online, sizeof(online));
+	if (strcmp(online, g->online)) {
+		pr_info("online CPUs changed (%s -> %s): re-applying floors, idle picks and EPP\n",
+			g->online[0] ? g->online : "?", online[0] ? online : "?");
+		snprintf(g->online, sizeof(g->online), "%s", online);
+		reapply_all(g);
+	}
+}
+
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
@@ -829,12 +995,13 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			pr_info("test: triggering a BPF-side error\n");
 			scx_trigger_test_error(g->scx);
 		}
+		platform_watch(g);
 		if (mono_ns() >= next) {
 			ring_buffer__consume(g->rb);	/* what did not wake us */
 			print_summary(g, (mono_ns() - t0) / 1e9, g->decisions - last_dec);
 			last_dec = g->decisions;
 			if (!g->o->dry_run)
-				act_reassert(g->act);
+				reassert(g);
 			if (journal_error(g->jnl)) {
 				pr_warn("cannot keep the state journal (%s): stopping, nothing is written without its original on disk\n",
 					strerror(-journal_error(g->jnl)));
@@ -849,6 +1016,25 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			break;
 	}
 	return 0;
+}
+
+/* One line: which floor backend and why; once, what its writes cost. */
+static void say_backend(const struct gov *g)
+{
+	enum act_backend b = act_backend(g->act);
+
+	if (g->o->no_floor) {
+		pr_info("floors are not applied (--no-floor)\n");
+		return;
+	}
+	if (b == ACT_NONE)
+		pr_warn("floor backend none: %s; decisions still flow\n", act_reason(g->act));
+	else
+		pr_info("floor backend %s%s: %s\n", act_backend_name(b),
+			g->o->dry_run ? " (dry-run)" : "", act_reason(g->act));
+	if (b == ACT_INTEL_HWP || b == ACT_AMD_CPPC)
+		pr_warn("note: %s%s\n", plat_msr_taint_note(),
+			act_taints(g->act) ? "" : " (stand-in MSR files here: nothing is tainted)");
 }
 
 static int start_main(struct start_opts *o)
@@ -916,13 +1102,18 @@ static int start_main(struct start_opts *o)
 	g.last_seq = calloc(g.nr_cpus, sizeof(*g.last_seq));
 	g.lat_ns = calloc(LAT_SAMPLES, sizeof(*g.lat_ns));
 	g.lat_sorted = calloc(LAT_SAMPLES, sizeof(*g.lat_sorted));
-	if (!g.last_seq || !g.lat_ns || !g.lat_sorted) {
+	g.pend = calloc(g.nr_cpus, sizeof(*g.pend));
+	g.pend_floor = calloc(g.nr_cpus, sizeof(*g.pend_floor));
+	g.idle_now = calloc(g.nr_cpus, sizeof(*g.idle_now));
+	if (!g.last_seq || !g.lat_ns || !g.lat_sorted || !g.pend || !g.pend_floor || !g.idle_now) {
 		pr_warn("out of memory\n");
 		goto cleanup;
 	}
 
 	ao.msr_root = o->msr_root;
 	ao.sysfs_root = o->sysfs_root;
+	ao.proc_root = o->proc_root;
+	ao.epp = act_epp_for_profile(g.gc.profile);
 	ao.backend = o->backend;
 	ao.dry_run = o->dry_run;
 	ao.floor = !o->no_floor;
@@ -939,6 +1130,11 @@ static int start_main(struct start_opts *o)
 		}
 		act_set_save_hook(g.act, journal_hook, g.jnl);
 	}
+	say_backend(&g);
+	if (ao.epp && act_apply_epp(g.act) < 0)
+		goto cleanup;
+	read_online(&g, g.online, sizeof(g.online));
+	g.boot_off_ns = boot_offset_ns();
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -1008,6 +1204,9 @@ cleanup:
 	if (g.lock_fd >= 0)
 		cfg_origins_remove(gov_run_dir());
 	met_destroy(g.met, gov_run_dir());
+	free(g.pend);
+	free(g.pend_floor);
+	free(g.idle_now);
 	free(g.lat_sorted);
 	free(g.lat_ns);
 	free(g.last_seq);

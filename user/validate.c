@@ -1072,7 +1072,7 @@ int do_validate(int argc, char **argv)
 			struct arm_res *a = &v->arm[k];
 
 			if (k == 1) {
-				char why[sizeof(a->why)];
+				char why[sizeof(a->why) - 16];
 
 				if (gov_up(v, why, sizeof(why))) {
 					if (!a->rounds)

@@ -12,7 +12,9 @@
  *
  * Usage: bpfgov-counters --msr-root DIR --sysfs-root DIR [--cpus N]
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
