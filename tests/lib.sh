@@ -282,8 +282,8 @@ seed_platform() { # DIR KIND
 		set -- $f
 		mkdir -p "$d/sys/class/powercap/$1"
 		echo "$2" >"$d/sys/class/powercap/$1/name"
-		echo 1000000 >"$d/sys/class/powercap/$1/max_energy_range_uj"
-		echo 990000 >"$d/sys/class/powercap/$1/energy_uj"
+		echo 5000000 >"$d/sys/class/powercap/$1/max_energy_range_uj"
+		echo 4990000 >"$d/sys/class/powercap/$1/energy_uj"
 	done
 	case $kind in
 	amd-*) seed_cppc_standins "$d/msr" ;;

@@ -385,6 +385,11 @@ __u64 act_writes(const struct actuator *a, int cpu)
 	return c ? c->writes : 0;
 }
 
+const struct platform *act_platform(const struct actuator *a)
+{
+	return a ? &a->plat : NULL;
+}
+
 const char *act_epp(const struct actuator *a)
 {
 	return a ? a->epp : NULL;

@@ -65,6 +65,9 @@ bool act_idle_available(const struct actuator *a);		/* per-CPU PM QoS files exis
 const char *act_reason(const struct actuator *a);
 /* Successful (dry-run: would-be) writes to @cpu's knobs so far. */
 __u64 act_writes(const struct actuator *a, int cpu);
+/* What the machine offers (platform.c), as found at open. */
+struct platform;
+const struct platform *act_platform(const struct actuator *a);
 /* The EPP being applied, NULL when left as found. */
 const char *act_epp(const struct actuator *a);
 /* The backend writes MSRs through the msr driver: every write taints. */

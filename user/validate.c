@@ -257,6 +257,7 @@ static void impulse_run(struct vctx *v, struct impulse_res *r, int trials)
 		}
 		if (slow == STUCK_WIN)
 			r->slow_loop++;
+		energy_update(&v->energy);
 		r->recover_ms += rec;
 		r->trials++;
 	}
@@ -296,6 +297,7 @@ static void periodic_run(struct vctx *v, struct periodic_res *r, double step_s)
 			}
 		}
 		freq_sample(&v->freq, v->cpu_b, &fb);
+		energy_update(&v->energy);	/* often enough to see every wrap */
 		khz = freq_khz(&v->freq, &fa, &fb);
 		r->duty[s] = duty;
 		r->packet_us[s] += n ? busy / 1000.0 / n : 0;
@@ -393,6 +395,7 @@ static void pingpong_run(struct vctx *v, struct pp_res *r, double secs)
 				r->lat_p99[i] += a.lat_ns[(n - 1) * 99 / 100] / 1000.0;
 			}
 		}
+		energy_update(&v->energy);
 		free(a.lat_ns);
 		free(b.lat_ns);
 		close(ab[0]); close(ab[1]); close(ba[0]); close(ba[1]);
