@@ -220,7 +220,7 @@ seed_cppc_standins() { # DIR
 # balance_performance, governor powersave (performance with GOVERNOR=...).
 PLAT_MIN_KHZ=800000
 seed_platform() { # DIR KIND
-	local d=$1 kind=$2 c vendor=GenuineIntel fam=6 model=151 flags drv= mode= f
+	local d=$1 kind=$2 c vendor=GenuineIntel fam=6 model=151 flags drv= mode= f zone zname
 	local gov=${GOVERNOR:-powersave}
 	rm -rf "$d"
 	seed_sysfs_standin "$d/sys"
@@ -279,11 +279,11 @@ seed_platform() { # DIR KIND
 	esac
 	# powercap: package and core, counters close to their wrap point
 	for f in "intel-rapl:0 package-0" "intel-rapl:0:0 core"; do
-		set -- $f
-		mkdir -p "$d/sys/class/powercap/$1"
-		echo "$2" >"$d/sys/class/powercap/$1/name"
-		echo 5000000 >"$d/sys/class/powercap/$1/max_energy_range_uj"
-		echo 4990000 >"$d/sys/class/powercap/$1/energy_uj"
+		read -r zone zname <<<"$f"
+		mkdir -p "$d/sys/class/powercap/$zone"
+		echo "$zname" >"$d/sys/class/powercap/$zone/name"
+		echo 5000000 >"$d/sys/class/powercap/$zone/max_energy_range_uj"
+		echo 4990000 >"$d/sys/class/powercap/$zone/energy_uj"
 	done
 	case $kind in
 	amd-*) seed_cppc_standins "$d/msr" ;;
