@@ -138,14 +138,20 @@ HWP_LOWEST=8
 HWP_CAPS=$(( 40 | (30 << 8) | (10 << 16) | (HWP_LOWEST << 24) ))
 HWP_REQ=$(( HWP_LOWEST | (40 << 8) | (0x80 << 24) | (0x2a << 32) ))
 seed_msr_standins() { # DIR
-	local c
-	rm -rf "$1"
+	seed_msr_regs "$1" $((0x774)) $((0x770))=1 $((0x771))="$HWP_CAPS" $((0x774))="$HWP_REQ"
+}
+# seed_msr_regs DIR LAST_MSR MSR=VALUE...: stand-in files for every
+# possible CPU, large enough for LAST_MSR (sparse), with those registers.
+seed_msr_regs() {
+	local dir=$1 last=$2 c kv
+	shift 2
+	rm -rf "$dir"
 	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
-		mkdir -p "$1/$c"
-		truncate -s $((8 * 0x775)) "$1/$c/msr"
-		msr_file_write "$1/$c/msr" $((0x770)) 1
-		msr_file_write "$1/$c/msr" $((0x771)) "$HWP_CAPS"
-		msr_file_write "$1/$c/msr" $((0x774)) "$HWP_REQ"
+		mkdir -p "$dir/$c"
+		truncate -s $((8 * (last + 1))) "$dir/$c/msr"
+		for kv in "$@"; do
+			msr_file_write "$dir/$c/msr" "${kv%%=*}" "${kv#*=}"
+		done
 	done
 }
 
@@ -201,15 +207,8 @@ CPPC_LOWEST=20
 CPPC_CAP1=$(( 20 | (60 << 8) | (150 << 16) | (200 << 24) ))
 CPPC_REQ=$(( 200 | (CPPC_LOWEST << 8) | (0x80 << 24) ))
 seed_cppc_standins() { # DIR
-	local c
-	rm -rf "$1"
-	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
-		mkdir -p "$1/$c"
-		truncate -s $((8 * 0xc00102b4)) "$1/$c/msr"
-		msr_file_write "$1/$c/msr" $((0xc00102b1)) 1
-		msr_file_write "$1/$c/msr" $((0xc00102b0)) "$CPPC_CAP1"
-		msr_file_write "$1/$c/msr" $((0xc00102b3)) "$CPPC_REQ"
-	done
+	seed_msr_regs "$1" $((0xc00102b3)) $((0xc00102b1))=1 $((0xc00102b0))="$CPPC_CAP1" \
+		$((0xc00102b3))="$CPPC_REQ"
 }
 
 # A whole stand-in platform under DIR: DIR/sys (sysfs), DIR/proc (cpuinfo,

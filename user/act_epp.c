@@ -30,16 +30,6 @@ const char *act_epp_for_profile(const char *profile)
 	return NULL;
 }
 
-static bool word_in(const char *list, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *s = list; (s = strstr(s, w)); s += n)
-		if ((s == list || s[-1] == ' ') && (s[n] == '\0' || s[n] == ' '))
-			return true;
-	return false;
-}
-
 void probe_epp(struct actuator *a)
 {
 	for (int i = 0; i < a->nr_cpus; i++) {
@@ -73,7 +63,7 @@ static const char *epp_blocked(const struct actuator *a, int cpu, char *buf, siz
 	free(p);
 	p = fmt_alloc("%s/devices/system/cpu/cpu%d/cpufreq/energy_performance_available_preferences",
 		      a->sysfs_root, cpu);
-	if (p && !read_line(p, avail, sizeof(avail)) && !word_in(avail, a->epp)) {
+	if (p && !read_line(p, avail, sizeof(avail)) && !str_has_word(avail, a->epp)) {
 		free(p);
 		snprintf(buf, n, "the driver does not offer '%s' (offers: %s)", a->epp, avail);
 		return buf;

@@ -7,8 +7,12 @@
 #include "cli.h"
 #include "common.h"
 #include "log.h"
+#include "util.h"
 
-enum { O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT, O_TIME };
+enum {
+	O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT, O_TIME, O_SYSFS, O_PROC,
+	O_MSR, O_OUT, O_QUICK,
+};
 
 int cli_common_opt(const char *cmd, const char *usage, int c, char **argv)
 {
@@ -43,18 +47,6 @@ int cli_no_args(const char *cmd, int argc, char **argv)
 	return -EINVAL;
 }
 
-/* @word is one of the space-separated words of @list. */
-static bool word_in(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p;
-
-	for (p = list; (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
 int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	      const char *allowed, struct cli_opts *o)
 {
@@ -66,6 +58,11 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		{ "all", no_argument, NULL, O_ALL },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "time", required_argument, NULL, O_TIME },
+		{ "sysfs-root", required_argument, NULL, O_SYSFS },
+		{ "proc-root", required_argument, NULL, O_PROC },
+		{ "msr-root", required_argument, NULL, O_MSR },
+		{ "out", required_argument, NULL, O_OUT },
+		{ "quick", no_argument, NULL, O_QUICK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -79,12 +76,15 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	o->cpu = -1;
 	o->count = -1;
 	o->timeout = 15;
+	o->sysfs_root = DEFAULT_SYSFS_ROOT;
+	o->proc_root = DEFAULT_PROC_ROOT;
+	o->msr_root = DEFAULT_MSR_ROOT;
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":vqh", lo, &idx)) != -1) {
-		if (c >= O_PIN && c <= O_TIME) {
+		if (c >= O_PIN && c <= O_QUICK) {
 			name = lo[c - O_PIN].name;
-			if (!word_in(allowed, name)) {
+			if (!str_has_word(allowed, name)) {
 				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
 					cmd, name, cmd);
 				return -EINVAL;
@@ -94,6 +94,11 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		case O_PIN: o->pin_root = optarg; break;
 		case O_JSON: o->json = true; break;
 		case O_ALL: o->all = true; break;
+		case O_SYSFS: o->sysfs_root = optarg; break;
+		case O_PROC: o->proc_root = optarg; break;
+		case O_MSR: o->msr_root = optarg; break;
+		case O_OUT: o->out = optarg; break;
+		case O_QUICK: o->quick = true; break;
 		case O_CPU:
 			if (parse_u32(optarg, 0, BPFGOV_MAX_CPUS - 1, &v)) {
 				pr_warn("%s: --cpu '%s': expected a CPU number\n", cmd, optarg);
@@ -131,7 +136,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		}
 	}
 	o->argi = optind;
-	if (!word_in(allowed, "ARGS"))
+	if (!str_has_word(allowed, "ARGS"))
 		return cli_no_args(cmd, argc, argv);
 	return 0;
 }

@@ -19,12 +19,18 @@ struct cli_opts {
 	long count;		/* --count N (-1: no limit) */
 	double timeout;		/* --timeout S (15) */
 	int time;		/* --time wall|rel: CLI_TIME_* */
+	const char *sysfs_root;	/* --sysfs-root (DEFAULT_SYSFS_ROOT) */
+	const char *proc_root;	/* --proc-root (DEFAULT_PROC_ROOT) */
+	const char *msr_root;	/* --msr-root (DEFAULT_MSR_ROOT) */
+	const char *out;	/* --out DIR (NULL) */
+	bool quick;		/* --quick */
 	int argi;		/* first positional argument */
 };
 
 /*
  * Parse -v/-q/-h and the long options named in @allowed (space separated:
- * "pin-root json cpu count all timeout"; "ARGS" admits positional
+ * "pin-root json cpu count all timeout sysfs-root proc-root msr-root out
+ * quick"; "ARGS" admits positional
  * arguments, from argv[o->argi]). Returns 0, 1 after printing @usage for
  * --help, or -EINVAL after one clear line.
  */

@@ -33,44 +33,23 @@ static const char *root_or(const char *r, const char *def)
 	return r && *r ? r : def;
 }
 
+/* A path under a root, formatted. */
+static const char *pathf(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static const char *pathf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return buf;
+}
+
+#define P(...)		pathf(path, sizeof(path), __VA_ARGS__)
 /* One line of a small file, without its newline: 0 or -errno. */
-static int rd(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int rd(char *buf, size_t n, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	return read_line(path, buf, n);
-}
-
-static bool exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool exists(const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	return !access(path, F_OK);
-}
-
-static bool has_flag(const char *flags, const char *flag)
-{
-	size_t n = strlen(flag);
-	const char *s = flags;
-
-	while ((s = strstr(s, flag))) {
-		if ((s == flags || s[-1] == ' ' || s[-1] == '\t') &&
-		    (s[n] == '\0' || s[n] == ' ' || s[n] == '\n'))
-			return true;
-		s += n;
-	}
-	return false;
-}
+#define rd(buf, n, ...)	read_line(P(__VA_ARGS__), buf, n)
+#define exists(...)	path_exists(P(__VA_ARGS__))
 
 static void probe_cpuinfo(struct platform *p, const char *proc)
 {
@@ -96,10 +75,10 @@ static void probe_cpuinfo(struct platform *p, const char *proc)
 		else if (!strncmp(line, "model\t", 6) && p->model < 0)
 			p->model = atoi(v);
 		else if (!strncmp(line, "flags", 5)) {
-			p->hwp = has_flag(v, "hwp");
-			p->cppc = has_flag(v, "cppc");
-			p->aperfmperf = has_flag(v, "aperfmperf");
-			p->hypervisor = has_flag(v, "hypervisor");
+			p->hwp = str_has_word(v, "hwp");
+			p->cppc = str_has_word(v, "cppc");
+			p->aperfmperf = str_has_word(v, "aperfmperf");
+			p->hypervisor = str_has_word(v, "hypervisor");
 			break;	/* the first CPU describes them all */
 		}
 	}
@@ -120,7 +99,7 @@ static void bracketed(char *s)
 static void probe_hybrid(struct platform *p, const char *sys)
 {
 	static const char *const types[] = { "cpu_core", "cpu_atom", NULL };
-	char cpus[PLAT_STR];
+	char cpus[PLAT_STR], path[PATH_MAX];
 	size_t off = 0;
 
 	for (int i = 0; types[i]; i++) {

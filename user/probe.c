@@ -5,10 +5,10 @@
  * is under --sysfs-root, --proc-root and --msr-root.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include "actuate.h"
+#include "cli.h"
 #include "common.h"
 #include "gov.h"
 #include "log.h"
@@ -26,60 +26,6 @@ static const char probe_usage[] =
 "  --sysfs-root DIR    sysfs (" DEFAULT_SYSFS_ROOT ")\n"
 "  --proc-root DIR     procfs: cpuinfo, kallsyms, sys/kernel/tainted (" DEFAULT_PROC_ROOT ")\n"
 "  --msr-root DIR      MSR devices <DIR>/<cpu>/msr (" DEFAULT_MSR_ROOT ")\n";
-
-enum { P_JSON = 256, P_SYSFS, P_PROC, P_MSR };
-
-static int probe_parse(const char *cmd, const char *usage, int argc, char **argv,
-		struct plat_roots *r, bool *json)
-{
-	static const struct option lo[] = {
-		{ "json", no_argument, NULL, P_JSON },
-		{ "sysfs-root", required_argument, NULL, P_SYSFS },
-		{ "proc-root", required_argument, NULL, P_PROC },
-		{ "msr-root", required_argument, NULL, P_MSR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	r->sysfs_root = DEFAULT_SYSFS_ROOT;
-	r->proc_root = DEFAULT_PROC_ROOT;
-	r->msr_root = DEFAULT_MSR_ROOT;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
-		switch (c) {
-		case P_JSON:
-			if (!json)
-				goto unknown;
-			*json = true;
-			break;
-		case P_SYSFS: r->sysfs_root = optarg; break;
-		case P_PROC: r->proc_root = optarg; break;
-		case P_MSR: r->msr_root = optarg; break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(usage, stdout); return 1;
-		case ':':
-			pr_warn("%s: option '%s' needs a value (try 'govloader %s --help')\n",
-				cmd, argv[optind - 1], cmd);
-			return -EINVAL;
-		default:
-		unknown:
-			pr_warn("%s: unknown option '%s' (try 'govloader %s --help')\n",
-				cmd, argv[optind - 1], cmd);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("%s: unexpected argument '%s' (try 'govloader %s --help')\n",
-			cmd, argv[optind], cmd);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static const char *yesno(bool b)
 {
@@ -211,22 +157,25 @@ static void probe_json(FILE *f, const struct platform *p, const struct plat_root
 
 int do_probe(int argc, char **argv)
 {
+	struct cli_opts o = {};
 	struct plat_roots r;
 	struct platform p;
 	struct act_choice ch;
-	bool json = false;
 	int err;
 
-	err = probe_parse("probe", probe_usage, argc, argv, &r, &json);
+	err = cli_parse("probe", probe_usage, argc, argv, "json sysfs-root proc-root msr-root", &o);
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
+	r.sysfs_root = o.sysfs_root;
+	r.proc_root = o.proc_root;
+	r.msr_root = o.msr_root;
 	err = plat_probe(&p, &r);
 	if (err) {
 		pr_warn("probe: %s\n", strerror(-err));
 		return 1;
 	}
 	plat_choose(&p, &r, ACT_AUTO, &ch);
-	if (json)
+	if (o.json)
 		probe_json(stdout, &p, &r, &ch);
 	else
 		probe_text(&p, &r, &ch);

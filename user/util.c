@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The one helper module of govloader (util.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -247,6 +248,19 @@ int fmt_checked(char *buf, size_t size, const char *fmt, ...)
 	if (n < 0)
 		return -EINVAL;
 	return (size_t)n >= size ? -ENAMETOOLONG : n;
+}
+
+bool str_has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (!n)
+		return false;
+	for (const char *s = list; (s = strstr(s, word)); s += n)
+		if ((s == list || isspace((unsigned char)s[-1])) &&
+		    (s[n] == '\0' || isspace((unsigned char)s[n])))
+			return true;
+	return false;
 }
 
 char *fmt_alloc(const char *fmt, ...)

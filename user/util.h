@@ -54,6 +54,8 @@ int hex_digit(char c);		/* 0..15, -1 if not a hex digit */
  * the result did not fit (@buf then holds the truncated text). */
 int fmt_checked(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* @word is one of the white-space separated words of @list. */
+bool str_has_word(const char *list, const char *word);
 /* A malloc'd formatted string, NULL on failure. */
 char *fmt_alloc(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -35,6 +34,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h"
 #include "common.h"
 #include "gov.h"
 #include "json_writer.h"
@@ -961,58 +961,21 @@ static int write_reports(struct vctx *v, int bad, const char *diff, int nr_snap)
 
 /* ------------------------------------------------------------- command */
 
-enum { V_OUT = 256, V_QUICK, V_SYSFS, V_PROC, V_MSR, V_PIN };
-
 static int validate_parse(int argc, char **argv, struct vopts *o)
 {
-	static const struct option lo[] = {
-		{ "out", required_argument, NULL, V_OUT },
-		{ "quick", no_argument, NULL, V_QUICK },
-		{ "sysfs-root", required_argument, NULL, V_SYSFS },
-		{ "proc-root", required_argument, NULL, V_PROC },
-		{ "msr-root", required_argument, NULL, V_MSR },
-		{ "pin-root", required_argument, NULL, V_PIN },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	struct cli_opts c = {};
+	int err = cli_parse("validate", validate_usage, argc, argv,
+			    "out quick sysfs-root proc-root msr-root pin-root", &c);
 
+	if (err)
+		return err;
 	memset(o, 0, sizeof(*o));
-	o->out = "bpfgov-validate";
-	o->r.sysfs_root = DEFAULT_SYSFS_ROOT;
-	o->r.proc_root = DEFAULT_PROC_ROOT;
-	o->r.msr_root = DEFAULT_MSR_ROOT;
-	o->pin_root = DEFAULT_PIN_ROOT;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", lo, NULL)) != -1) {
-		switch (c) {
-		case V_OUT: o->out = optarg; break;
-		case V_QUICK: o->quick = true; break;
-		case V_SYSFS: o->r.sysfs_root = optarg; break;
-		case V_PROC: o->r.proc_root = optarg; break;
-		case V_MSR: o->r.msr_root = optarg; break;
-		case V_PIN: o->pin_root = optarg; break;
-		case 'v': log_level = LOG_DEBUG; break;
-		case 'q': log_level = LOG_WARN; break;
-		case 'h': fputs(validate_usage, stdout); return 1;
-		case ':':
-			pr_warn("validate: option '%s' needs a value (try 'govloader validate --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		default:
-			pr_warn("validate: unknown option '%s' (try 'govloader validate --help')\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("validate: unexpected argument '%s' (try 'govloader validate --help')\n",
-			argv[optind]);
-		return -EINVAL;
-	}
+	o->out = c.out ? c.out : "bpfgov-validate";
+	o->quick = c.quick;
+	o->r.sysfs_root = c.sysfs_root;
+	o->r.proc_root = c.proc_root;
+	o->r.msr_root = c.msr_root;
+	o->pin_root = c.pin_root;
 	if (!*o->out) {
 		pr_warn("validate: --out needs a directory\n");
 		return -EINVAL;
