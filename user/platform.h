@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include "actuate.h"
 #include "common.h"
+#include "json_writer.h"
 
 #define PLAT_STR		64
 
@@ -97,6 +98,11 @@ struct act_choice {
 };
 void plat_choose(const struct platform *p, const struct plat_roots *r,
 		 enum act_backend want, struct act_choice *out);
+
+/* Everything `probe --json` shows, as fields of the open object of @w
+ * (probe, validate's report, status); @ch may be NULL. */
+void plat_json_fields(json_writer_t *w, const struct platform *p, const char *msr_root,
+		      const struct act_choice *ch);
 
 /* TAINT_* letters of @taint, like the kernel's print_tainted(). */
 void plat_taint_letters(unsigned long taint, char *buf, size_t n);

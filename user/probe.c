@@ -85,16 +85,12 @@ static void probe_text(const struct platform *p, const struct plat_roots *r,
 		printf("note           %s\n", plat_msr_taint_note());
 }
 
-static void probe_json(FILE *f, const struct platform *p, const struct plat_roots *r,
-		       const struct act_choice *ch)
+void plat_json_fields(json_writer_t *w, const struct platform *p, const char *msr_root,
+		      const struct act_choice *ch)
 {
-	json_writer_t *w = jsonw_new(f);
 	char taint[32];
 
-	if (!w)
-		return;
 	plat_taint_letters(p->taint, taint, sizeof(taint));
-	jsonw_start_object(w);
 	jsonw_name(w, "cpu");
 	jsonw_start_object(w);
 	jsonw_string_field(w, "vendor", p->vendor);
@@ -120,7 +116,7 @@ static void probe_json(FILE *f, const struct platform *p, const struct plat_root
 	jsonw_start_object(w);
 	jsonw_bool_field(w, "driver", p->msr_driver);
 	jsonw_bool_field(w, "standin", p->msr_standin);
-	jsonw_string_field(w, "root", r->msr_root);
+	jsonw_string_field(w, "root", msr_root);
 	jsonw_string_field(w, "allow_writes", *p->allow_writes ? p->allow_writes : NULL);
 	jsonw_end_object(w);
 	jsonw_string_field(w, "lockdown", *p->lockdown ? p->lockdown : NULL);
@@ -148,11 +144,11 @@ static void probe_json(FILE *f, const struct platform *p, const struct plat_root
 	else
 		jsonw_null_field(w, "percpu_ksyms");
 	jsonw_end_object(w);
+	if (!ch)
+		return;
 	jsonw_string_field(w, "backend", act_backend_name(ch->backend));
 	jsonw_string_field(w, "backend_reason", ch->reason);
 	jsonw_bool_field(w, "taints_kernel", ch->taints);
-	jsonw_end_object(w);
-	jsonw_destroy(&w);
 }
 
 int do_probe(int argc, char **argv)
@@ -175,8 +171,16 @@ int do_probe(int argc, char **argv)
 		return 1;
 	}
 	plat_choose(&p, &r, ACT_AUTO, &ch);
-	if (o.json)
-		probe_json(stdout, &p, &r, &ch);
+	if (o.json) {
+		json_writer_t *w = jsonw_new(stdout);
+
+		if (!w)
+			return 1;
+		jsonw_start_object(w);
+		plat_json_fields(w, &p, r.msr_root, &ch);
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	}
 	else
 		probe_text(&p, &r, &ch);
 	return 0;

@@ -542,25 +542,16 @@ static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
 	return bpf_map_lookup_elem(g->cpu_fd, &cpu, s) ? -errno : 0;
 }
 
-/* The probe's summary, for `status`. */
-static void status_platform(json_writer_t *w, const struct platform *p)
+/* The probe's facts, for `status`. */
+static void status_platform(json_writer_t *w, const struct gov *g)
 {
-	char taint[32];
+	const struct platform *p = act_platform(g->act);
 
 	if (!p)
 		return;
-	plat_taint_letters(p->taint, taint, sizeof(taint));
 	jsonw_name(w, "platform");
 	jsonw_start_object(w);
-	jsonw_string_field(w, "cpu", p->vendor);
-	jsonw_string_field(w, "cpufreq_driver", p->cpufreq_driver);
-	jsonw_string_field(w, "cpufreq_mode", *p->pstate_mode ? p->pstate_mode : NULL);
-	jsonw_string_field(w, "lockdown", *p->lockdown ? p->lockdown : NULL);
-	jsonw_string_field(w, "msr_allow_writes", *p->allow_writes ? p->allow_writes : NULL);
-	jsonw_bool_field(w, "msr_driver", p->msr_driver);
-	jsonw_string_field(w, "taint", taint);
-	jsonw_string_field(w, "idle_driver", p->idle_driver);
-	jsonw_string_field(w, "idle_governor", *p->idle_governor ? p->idle_governor : NULL);
+	plat_json_fields(w, p, g->o->msr_root, NULL);
 	jsonw_end_object(w);
 }
 
@@ -586,7 +577,7 @@ static void write_status_json(const struct gov *g, FILE *f)
 	jsonw_uint_field(w, "deferred_floor_changes", g->deferred);
 	jsonw_uint_field(w, "reapplies", g->reapplies);
 	jsonw_string_field(w, "epp", act_epp(g->act));
-	status_platform(w, act_platform(g->act));
+	status_platform(w, g);
 	jsonw_bool_field(w, "dry_run", g->o->dry_run);
 	jsonw_bool_field(w, "floor_applied", !g->o->no_floor);
 	jsonw_bool_field(w, "idle_applied", !g->o->no_idle);

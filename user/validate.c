@@ -551,20 +551,7 @@ static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *d
 
 	jsonw_name(w, "platform");
 	jsonw_start_object(w);
-	jsonw_string_field(w, "vendor", p->vendor);
-	jsonw_int_field(w, "family", p->family);
-	jsonw_int_field(w, "model", p->model);
-	jsonw_bool_field(w, "hwp", p->hwp);
-	jsonw_bool_field(w, "cppc", p->cppc);
-	jsonw_string_field(w, "cpufreq_driver", p->cpufreq_driver);
-	jsonw_string_field(w, "pstate_mode", p->pstate_mode);
-	jsonw_string_field(w, "cpufreq_governor", p->cpufreq_governor);
-	jsonw_string_field(w, "idle_driver", p->idle_driver);
-	jsonw_string_field(w, "idle_governor", p->idle_governor);
-	jsonw_string_field(w, "lockdown", p->lockdown);
-	jsonw_string_field(w, "backend", act_backend_name(v->choice.backend));
-	jsonw_string_field(w, "backend_reason", v->choice.reason);
-	jsonw_bool_field(w, "taints_kernel", v->choice.taints);
+	plat_json_fields(w, p, v->o.r.msr_root, &v->choice);
 	jsonw_end_object(w);
 
 	jsonw_name(w, "sources");

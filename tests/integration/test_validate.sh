@@ -41,7 +41,7 @@ is "validate --quick exits 0" "$rc" 0
 J=$OUT/report.json
 check "report.md and report.json written" test -s "$OUT/report.md" -a -s "$J"
 jqe() { jq -e "$1" "$J" >/dev/null; }
-check "platform section: backend and reason" jqe '.platform.backend == "intel-hwp" and (.platform.backend_reason | length > 0)'
+check "platform section: backend and reason" jqe '.platform.backend == "intel-hwp" and (.platform.backend_reason | length > 0) and .platform.cpufreq.driver == "intel_pstate"'
 check "frequency from APERF/MPERF" jqe '.sources.frequency.source == "aperf-mperf"'
 check "energy from powercap: package and core" jqe '.sources.energy.source == "powercap-rapl" and (.sources.energy.domains | index("package-0") != null) and (.sources.energy.domains | index("core") != null)'
 check "plots drawn" jqe '.sources.plots.drawn'
