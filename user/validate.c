@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -509,20 +508,18 @@ static void run_arm(struct vctx *v, struct arm_res *a)
 	long long p0, c0;
 	__u64 t0;
 
-	struct { int w; } order[3] = { { 0 }, { 1 }, { 2 } };
-
-	for (int i = 0; i < 3 && !v_stop; i++) {
+	for (int wl = 0; wl < 3 && !v_stop; wl++) {
 		energy_update(&v->energy);
 		p0 = energy_total(&v->energy, "package");
 		c0 = energy_total(&v->energy, "core");
 		t0 = mono_ns();
-		if (order[i].w == 0)
+		if (wl == 0)
 			impulse_run(v, &a->imp, trials);
-		else if (order[i].w == 1)
+		else if (wl == 1)
 			periodic_run(v, &a->per, per_step);
 		else
 			pingpong_run(v, &a->pp, pp_s);
-		energy_mark(v, &a->pkg_uj[i], &a->core_uj[i], &a->secs[i], t0, p0, c0);
+		energy_mark(v, &a->pkg_uj[wl], &a->core_uj[wl], &a->secs[wl], t0, p0, c0);
 	}
 	a->rounds++;
 }
@@ -871,9 +868,10 @@ static bool have_gnuplot(char *why, size_t n)
 
 static int write_plots(struct vctx *v, char *why, size_t n)
 {
-	char path[PATH_MAX], cmd[PATH_MAX + 64];
+	char path[PATH_MAX];
 	const struct arm_res *A = v->arm;
 	FILE *f;
+	pid_t pid;
 	int rc;
 
 	if (!have_gnuplot(why, n))
@@ -913,10 +911,18 @@ static int write_plots(struct vctx *v, char *why, size_t n)
 		"plot 'plots.dat' index 2 using 1:2 with linespoints title 'governors', '' index 2 using 1:3 with linespoints title 'bpfgov'\n");
 	if (fclose(f))
 		goto io;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && gnuplot plots.gp 2>/dev/null", v->o.out);
-	rc = system(cmd);
-	if (rc) {
-		snprintf(why, n, "gnuplot failed (exit %d)", WIFEXITED(rc) ? WEXITSTATUS(rc) : rc);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0)
+			dup2(fd, 2);
+		if (!chdir(v->o.out))
+			execlp("gnuplot", "gnuplot", "plots.gp", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &rc, 0) < 0 || !WIFEXITED(rc) || WEXITSTATUS(rc)) {
+		snprintf(why, n, "gnuplot failed (%s)", pid < 0 ? strerror(errno) : "see plots.gp");
 		return -EIO;
 	}
 	return 0;
