@@ -52,7 +52,7 @@ static const char validate_usage[] =
 "cannot be measured is named in the report with the reason. Everything\n"
 "touched is restored, and the report says so.\n\n"
 "  --out DIR          where the report goes (bpfgov-validate)\n"
-"  --quick            short runs (about 30 s in all) instead of about 4 minutes\n"
+"  --quick            short runs (about 15 s in all) instead of about 3 minutes\n"
 "  --sysfs-root DIR   sysfs (" DEFAULT_SYSFS_ROOT ")\n"
 "  --proc-root DIR    procfs (" DEFAULT_PROC_ROOT ")\n"
 "  --msr-root DIR     MSR devices <DIR>/<cpu>/msr (" DEFAULT_MSR_ROOT ")\n"
