@@ -531,7 +531,7 @@ static int open_floor(struct actuator *a)
 		err = probe_backend(a, b, w, sizeof(w));
 		if (!err) {
 			a->order_pos = k;
-			floor_chosen(a, b, msr_err ? first_fail : why);
+			floor_chosen(a, b, is_msr_backend(b) || !msr_err ? why : first_fail);
 			return 0;
 		}
 		pr_debug("%s: %s\n", act_backend_name(b), w);
