@@ -1144,7 +1144,6 @@ static int start_main(struct start_opts *o)
 		}
 		act_set_save_hook(g.act, journal_hook, g.jnl);
 	}
-	say_backend(&g);
 	if (ao.epp && act_apply_epp(g.act) < 0)
 		goto cleanup;
 	read_online(&g, g.online, sizeof(g.online));
@@ -1169,6 +1168,8 @@ static int start_main(struct start_opts *o)
 		err = load_bpf(&g);
 		if (err)
 			goto cleanup;
+		if (!g.scx_restarts)
+			say_backend(&g);	/* once, when everything is up */
 		err = run_loop(&g, t0, deadline);
 		unload_bpf(&g);
 		if (err < 0)

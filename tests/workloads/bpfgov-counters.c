@@ -62,17 +62,22 @@ static uint64_t file_u64(const char *path, uint64_t def)
 	return v;
 }
 
+/* Replace the value atomically (a reader never sees an empty file, as
+ * with sysfs). */
 static void file_put(const char *path, uint64_t v)
 {
-	char buf[32];
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	int n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)v);
+	char buf[32], tmp[4200];
+	int n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)v), fd;
 
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
 	if (write(fd, buf, n) != n)
 		perror("bpfgov-counters: write");
 	close(fd);
+	if (rename(tmp, path))
+		perror("bpfgov-counters: rename");
 }
 
 /* Delivered kHz from the request's min field, as a fraction of its range. */
