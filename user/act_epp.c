@@ -32,6 +32,9 @@ const char *act_epp_for_profile(const char *profile)
 
 void probe_epp(struct actuator *a)
 {
+	if (a->epp_probed)
+		return;
+	a->epp_probed = true;
 	for (int i = 0; i < a->nr_cpus; i++) {
 		struct act_cpu *c = &a->cpus[i];
 		char *p;
@@ -112,4 +115,28 @@ int act_apply_epp(struct actuator *a)
 		return 0;
 	}
 	return err ? err : set;
+}
+
+int act_set_epp(struct actuator *a, const char *epp)
+{
+	char *dup = epp ? strdup(epp) : NULL;
+	int err = 0;
+
+	if (!a || (epp && !dup)) {
+		free(dup);
+		return a ? -ENOMEM : -EINVAL;
+	}
+	free(a->epp);
+	a->epp = dup;
+	if (!a->epp) {
+		for (int i = 0; i < a->nr_cpus; i++) {
+			int r = knob_restore(&a->cpus[i].epp);
+
+			if (r && !err)
+				err = r;
+		}
+		return err;
+	}
+	probe_epp(a);
+	return act_apply_epp(a);
 }

@@ -77,6 +77,7 @@ struct actuator {
 	char *sysfs_root;
 	char *proc_root;
 	char *epp;			/* EPP to set, NULL: leave */
+	bool epp_probed;
 	struct platform plat;		/* what the machine offers (platform.c) */
 	enum act_backend order[4];	/* the plan, ACT_NONE-terminated */
 	int order_pos;			/* the plan entry in use */

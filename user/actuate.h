@@ -83,6 +83,9 @@ const char *act_epp_for_profile(const char *profile);
  * `performance` (EPP locked) or the value is not offered, nothing is
  * written and one line says so. Returns the number of CPUs set or -errno. */
 int act_apply_epp(struct actuator *a);
+/* The profile changed at run time: set EPP @epp (NULL: put the original
+ * back), as act_apply_epp(). Returns what act_apply_epp() returns. */
+int act_set_epp(struct actuator *a, const char *epp);
 /* After resume or CPU online the driver rewrote the registers from its
  * own copy: forget what was applied (the next requests write anew),
  * pick up CPUs that came online, and re-write EPP. 0 or -errno. */

@@ -850,6 +850,8 @@ static void follow_ppd(struct gov *g)
 		__atomic_store_n(&g->met->profile_switches, g->met->profile_switches + 1,
 				 __ATOMIC_RELAXED);
 		pr_info("power-profiles-daemon switched to %s: profile %s\n", active, prof);
+		if (act_set_epp(g->act, act_epp_for_profile(prof)) < 0)
+			g->act_errors++;
 	}
 	cfg_origins_write(gov_run_dir(), &g->gc);
 }
