@@ -957,9 +957,9 @@ static int write_reports(struct vctx *v, int bad, const char *diff, int nr_snap)
 static int validate_parse(int argc, char **argv, struct vopts *o)
 {
 	struct cli_opts c = {};
-	int err = cli_parse("validate", validate_usage, argc, argv,
-			    "out quick sysfs-root proc-root msr-root pin-root", &c);
+	int err;
 
+	err = cli_parse("validate", validate_usage, argc, argv, "out quick sysfs-root proc-root msr-root pin-root", &c);
 	if (err)
 		return err;
 	memset(o, 0, sizeof(*o));
