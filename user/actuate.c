@@ -549,7 +549,11 @@ static int open_floor(struct actuator *a)
 		}
 	}
 	a->order_pos = k;
-	a->missing = fmt_alloc("%s; no cpufreq driver (%s)", first_fail[0] ? first_fail : why, w);
+	if (!first_fail[0] && !a->plat.msr_driver)	/* say where it looked */
+		a->missing = fmt_alloc("no MSR driver (%s/0/msr): modprobe msr; no cpufreq driver (%s)",
+				       a->msr_root, w);
+	else
+		a->missing = fmt_alloc("%s; no cpufreq driver (%s)", first_fail[0] ? first_fail : why, w);
 	if (!a->missing)
 		return -ENOMEM;
 	set_reason(a, "nothing to actuate the floor with: %s", a->missing);
