@@ -38,7 +38,8 @@ wait "${BG_PIDS[@]}" 2>/dev/null
 check "CPU1's events are counted again after it came back (switches $n0 -> $n1)" [ "$n1" -gt "$n0" ]
 check "CPU1's min field follows its load again ($m > $HWP_LOWEST)" [ "$m" -gt "$HWP_LOWEST" ]
 fds1=$(gov_fds "$GOV_PID")
-is "no file descriptors leaked across the cycle" "$fds1" "$fds0"
+# Fewer is fine (a program that has learned what it needs may be detached).
+check "no file descriptors leaked across the cycle ($fds0 -> $fds1)" [ "$fds1" -le "$fds0" ]
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "start exits 0" "$GOV_RC" 0

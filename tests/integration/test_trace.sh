@@ -17,8 +17,15 @@ u=$(status_get '.cpus[1].util'); f=$(status_get '.cpus[1].floor')
 check "util rises on a busy CPU1 (util $u > 800)" [ "$u" -gt 800 ]
 check "floor rises on a busy CPU1 (floor $f > 900)" [ "$f" -gt 900 ]
 wait "${BG_PIDS[@]}" 2>/dev/null
+# A sleeping CPU's floor is refreshed by the tick of an awake CPU, never by
+# waking it: keep CPU0 awake at a light duty cycle while CPU1 sleeps, and
+# read the state from CPU0 so that CPU1 stays asleep.
+bg taskset -c 0 "$WORK" sleep-cycle --busy-us 1000 --idle-us 1000 --duration 2 --cpu 0
 sleep 1.5
-u=$(status_get '.cpus[1].util'); f=$(status_get '.cpus[1].floor'); t=$(status_get '.cpus[1].target')
+taskset -c 0 "$GOV" status --json >"$T_TMP/idle.json"
+wait "${BG_PIDS[@]}" 2>/dev/null
+u=$(jq -r '.cpus[1].util' "$T_TMP/idle.json"); f=$(jq -r '.cpus[1].floor' "$T_TMP/idle.json"); t=$(jq -r '.cpus[1].target' "$T_TMP/idle.json")
+diag "$(jq -c '.cpus[1]' "$T_TMP/idle.json")"
 check "target falls when CPU1 idles (target $t < 300)" [ "$t" -lt 300 ]
 check "floor falls when CPU1 idles (floor $f < 300)" [ "$f" -lt 300 ]
 
