@@ -293,7 +293,8 @@ static __always_inline void gov_on_wake(__u32 cpu)
 
 struct gov_scan_ctx {
 	struct bpfgov_config *c;
-	__u64 now;
+	__u64 est;		/* now, within a tick */
+	__u64 now;		/* the precise clock, read for the first CPU to refresh */
 	__u32 self;
 };
 
@@ -308,41 +309,56 @@ static long gov_scan_one(__u64 i, void *data)
 	s = gov_cpu(cpu);
 	if (!s)
 		return 1;
+	/* Only a CPU asleep for a scan period, with a floor to lower, is
+	 * worth the precise clock (pol_remote_refresh decides the rest). */
+	if (s->busy || !s->idle_since_ns || (s->floor <= x->c->floor_min && !s->hold_floor) ||
+	    x->est < s->idle_since_ns + (__u64)x->c->remote_scan_us * POL_NS_PER_US)
+		return 0;
+	if (!x->now)
+		x->now = bpf_ktime_get_ns();
 	flags = pol_remote_refresh(s, x->c, x->now);
 	gov_emit_flags(s, x->c, cpu, flags, x->now);
 	return 0;
 }
 
 /*
- * Periodic hook on an awake CPU. Also, at most every remote_scan_us across
- * all CPUs, refresh the floors of CPUs that sleep without events (nohz
- * idle): otherwise an idle CPU would keep its last busy floor until it
- * next wakes.
+ * At most every remote_scan_us across all CPUs, refresh the floors of CPUs
+ * that sleep without events (nohz idle): otherwise an idle CPU would keep
+ * its last busy floor until it next wakes. @est is now within a tick, @now
+ * the precise clock if already read (0: read it only if a CPU needs it).
  */
+static __always_inline void gov_remote_scan(__u32 cpu, struct bpfgov_config *c,
+					    struct bpfgov_control *ctl, __u64 est, __u64 now)
+{
+	struct gov_scan_ctx x;
+	__u64 last = ctl->last_remote_scan_ns;
+
+	if (est < last + (__u64)c->remote_scan_us * POL_NS_PER_US)
+		return;
+	/* One CPU wins the scan; the others see the new stamp. */
+	if (__sync_val_compare_and_swap(&ctl->last_remote_scan_ns, last, est) != last)
+		return;
+	x.c = c;
+	x.est = est;
+	x.now = now;
+	x.self = cpu;
+	bpf_loop(nr_cpus, gov_scan_one, &x, 0);
+}
+
+/* Periodic hook on an awake CPU (sched_ext: ops.tick, which has the precise
+ * clock at hand): account a long busy run, then maybe the remote scan. */
 static __always_inline void gov_on_tick(__u32 cpu, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct bpfgov_config *c = gov_cfg();
 	struct bpfgov_control *ctl = gov_ctl();
-	struct gov_scan_ctx x;
-	__u64 last;
 	__u32 flags;
 
 	if (!s || !c || !ctl)
 		return;
 	flags = pol_tick(s, c, now);
 	gov_emit_flags(s, c, cpu, flags, now);
-
-	last = ctl->last_remote_scan_ns;
-	if (now - last < (__u64)c->remote_scan_us * POL_NS_PER_US)
-		return;
-	/* One CPU wins the scan; the others see the new stamp. */
-	if (__sync_val_compare_and_swap(&ctl->last_remote_scan_ns, last, now) != last)
-		return;
-	x.c = c;
-	x.now = now;
-	x.self = cpu;
-	bpf_loop(nr_cpus, gov_scan_one, &x, 0);
+	gov_remote_scan(cpu, c, ctl, now, now);
 }
 
 #endif /* __BPFGOV_COMMON_BPF_H */

@@ -26,8 +26,19 @@ int BPF_PROG(bpfgov_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	/* The idle task is the only pid 0 task on a CPU. */
-	gov_on_switch(bpf_get_smp_processor_id(), prev->pid == 0, next->pid == 0,
-		      bpf_ktime_get_ns());
+	int prev_idle = prev->pid == 0, next_idle = next->pid == 0;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct bpfgov_cpu_state *s;
+
+	/* Task to task, the common case: only counted, and without the
+	 * clock (whose read costs more than all the rest). */
+	if (prev_idle == next_idle) {
+		s = gov_cpu(cpu);
+		if (s)
+			s->nr_switches++;
+		return 0;
+	}
+	gov_on_switch(cpu, prev_idle, next_idle, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -52,22 +63,66 @@ int BPF_PROG(bpfgov_waking, struct task_struct *p)
 	return 0;
 }
 
+/*
+ * The tick without the precise clock. Reading it is the dearest part of a
+ * tick, and most ticks have nothing to do: a CPU in short busy runs is
+ * accounted at its switches. So each CPU keeps the jiffies and the precise
+ * time of its last read here; jiffies since then give now within a tick
+ * (tick_us), enough to tell whether the tick has work (pol_tick_due) and
+ * whether the remote scan is due. Padded: written by its own CPU only.
+ */
+#define TICK_ANCHOR_STRIDE	8	/* __u64s: a cache line per CPU */
+__u64 tick_anchor[BPFGOV_MAX_CPUS * TICK_ANCHOR_STRIDE];	/* jiffies, ns */
+
+static __always_inline void tick_estimated(__u32 cpu, struct bpfgov_cpu_state *s)
+{
+	__u64 *a = &tick_anchor[(cpu & (BPFGOV_MAX_CPUS - 1)) * TICK_ANCHOR_STRIDE];
+	struct bpfgov_config *c = gov_cfg();
+	struct bpfgov_control *ctl = gov_ctl();
+	__u64 j = bpf_jiffies64(), tick_ns, est, now;
+	__u32 flags;
+
+	if (!c || !ctl)
+		return;
+	tick_ns = (__u64)c->tick_us * POL_NS_PER_US;
+	if (a[0] && j >= a[0]) {
+		est = a[1] + (j - a[0]) * tick_ns;
+		if (!pol_tick_due(s, c, est, tick_ns, ~0ull)) {
+			gov_remote_scan(cpu, c, ctl, est, 0);
+			return;
+		}
+	}
+	now = bpf_ktime_get_ns();
+	a[0] = j;
+	a[1] = now;
+	flags = pol_tick(s, c, now);
+	gov_emit_flags(s, c, cpu, flags, now);
+	gov_remote_scan(cpu, c, ctl, now, now);
+}
+
 SEC("tp_btf/local_timer_entry")
 int BPF_PROG(bpfgov_tick, int vector)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 now = bpf_ktime_get_ns();
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 
+	if (!s)
+		return 0;
+	/* The local timer interrupt of a sleeping CPU: a timer wake-up, and
+	 * nothing else to do (the remote scan rides on awake CPUs' ticks). */
+	if (s->cur_state != BPFGOV_NO_STATE) {
+		s->timer_fired = 1;
+		return 0;
+	}
 	/* A task already running when we attached never switched in, and a
 	 * CPU that runs it forever never switches: count it busy from the
 	 * first tick that interrupts it (fresh state: neither busy nor idle). */
-	if (s && !s->busy && !s->idle_since_ns && bpf_get_current_task_btf()->pid != 0)
-		gov_on_switch(cpu, 1, 0, now);
-	/* The local timer interrupt of a sleeping CPU: a timer wake-up. */
-	if (s && s->cur_state != BPFGOV_NO_STATE)
-		s->timer_fired = 1;
-	gov_on_tick(cpu, now);
+	if (!s->busy && !s->idle_since_ns) {
+		if (bpf_get_current_task_btf()->pid != 0)
+			gov_on_switch(cpu, 1, 0, bpf_ktime_get_ns());
+		return 0;
+	}
+	tick_estimated(cpu, s);
 	return 0;
 }
 

@@ -315,6 +315,48 @@ POL_ENTRY __u32 pol_tick(struct bpfgov_cpu_state *s,
 }
 
 /*
+ * Whether pol_tick() could change anything, judged without the precise
+ * clock: @now may be off by up to @slack_ns either way (the tick hook
+ * estimates it from jiffies and reads the precise clock only on a yes), and
+ * @open_max bounds the busy time not yet accounted (pol_open_busy), when
+ * the caller knows better (else ~0). Never no where pol_tick() would change
+ * something (a false yes only costs a clock read). Yes for a busy run that
+ * may have reached tick_busy_us, a gap memory that may have expired, and a
+ * floor change the rate limit or the fall delay may have held back.
+ */
+static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
+					const struct bpfgov_config *c, __u64 now, __u64 slack_ns,
+					__u64 open_max)
+{
+	__u64 t = now + slack_ns, from;
+	__u32 want, diff;
+
+	if (!s || !c || !s->busy)
+		return 0;
+	from = pol_max64(s->busy_since_ns, s->seg_start_ns);
+	if (t > from && t - from < open_max)
+		open_max = t - from;
+	if (t > from && open_max >= (__u64)c->tick_busy_us * POL_NS_PER_US)
+		return 1;
+	if (s->hold_floor && t >= s->hold_until_ns)
+		return 1;
+	want = s->target;
+	if (s->hold_floor && want < s->hold_floor && want < c->floor_max)
+		want = pol_min32(s->hold_floor, c->floor_max);
+	if (want == s->floor)
+		return 0;
+	diff = want > s->floor ? want - s->floor : s->floor - want;
+	if (diff < c->deadband && want != c->floor_min && want != c->floor_max)
+		return 0;
+	if (want < s->floor && c->fall_delay_us && want != c->floor_min && s->below_since_ns &&
+	    t < s->below_since_ns + (__u64)c->fall_delay_us * POL_NS_PER_US)
+		return 0;
+	if (s->last_floor_ns && t < s->last_floor_ns + pol_rate_limit_ns(c))
+		return 0;
+	return 1;
+}
+
+/*
  * Refresh, from another CPU, the floor of a CPU that sleeps without events
  * (nohz idle). Only floor/target/hold are written; util and the segment stay
  * owned by the CPU itself, which recomputes the same value when it wakes.

@@ -593,6 +593,61 @@ static void test_floor_rate_limit_tick_retry(void **state)
 	assert_int_equal(m.s.floor, 768);
 }
 
+/* pol_tick_due may say no only where pol_tick would change nothing: over
+ * mixed loads (short runs, long runs, gaps), at every tick, whatever the
+ * error of the estimated time within the slack. And it says no to the
+ * common case, a tick that lands in a short busy run. */
+static void test_tick_due_never_misses_work(void **state)
+{
+	const __u64 tick = 4 * MS;
+	struct sim m;
+	__u64 t, run, gap, est;
+	unsigned int seed = 1, i, yes = 0, no = 0;
+	int k;
+
+	(void)state;
+	sim_init(&m);
+	for (i = 0; i < 4000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		run = (seed >> 8) % 4 == 0 ? (seed >> 12) % (30 * MS) : (seed >> 12) % (200 * US);
+		seed = seed * 1103515245u + 12345u;
+		gap = (seed >> 12) % ((seed >> 8) % 3 == 0 ? 40 * MS : 2 * MS);
+		pol_busy_begin(&m.s, &m.c, m.now);
+		for (t = m.now + 1 + (seed >> 4) % tick; t < m.now + run; t += tick) {
+			struct bpfgov_cpu_state copy = m.s;
+			__u32 flags = pol_tick(&copy, &m.c, t);
+			int work = flags || copy.util != m.s.util || copy.target != m.s.target ||
+				   copy.hold_floor != m.s.hold_floor || copy.seg_start_ns != m.s.seg_start_ns ||
+				   copy.below_since_ns != m.s.below_since_ns;
+
+			for (k = -2; k <= 2; k++) {
+				est = t + (__u64)((__s64)k * (__s64)tick / 2);
+				if (work)
+					assert_true(pol_tick_due(&m.s, &m.c, est, tick, ~0ull));
+				pol_tick_due(&m.s, &m.c, est, tick, ~0ull) ? yes++ : no++;
+			}
+			pol_tick(&m.s, &m.c, t);
+		}
+		m.now += run;
+		pol_busy_end(&m.s, &m.c, m.now);
+		m.now += gap + 1;
+	}
+	assert_true(yes > 0 && no > 0);
+
+	/* A tick 100 us into a short run, the last floor change long ago:
+	 * nothing due even with a tick of slack. */
+	sim_reinit(&m);
+	sim_busy(&m, 50 * US, 0);
+	m.now += 10 * MS;
+	pol_busy_begin(&m.s, &m.c, m.now);
+	assert_false(pol_tick_due(&m.s, &m.c, m.now + 100 * US, 0, ~0ull));
+	/* the same tick once the run is long: due */
+	assert_true(pol_tick_due(&m.s, &m.c, m.now + 100 * US + m.c.tick_busy_us * US, 0, ~0ull));
+	/* an idle CPU never */
+	pol_busy_end(&m.s, &m.c, m.now + 200 * US);
+	assert_false(pol_tick_due(&m.s, &m.c, m.now + SEC, tick, ~0ull));
+}
+
 static void test_floor_transition_latency(void **state)
 {
 	struct sim m;
@@ -2571,6 +2626,7 @@ int main(void)
 		cmocka_unit_test(test_floor_target_headroom_and_clamps),
 		cmocka_unit_test(test_floor_deadband),
 		cmocka_unit_test(test_floor_rate_limit_tick_retry),
+		cmocka_unit_test(test_tick_due_never_misses_work),
 		cmocka_unit_test(test_floor_transition_latency),
 		cmocka_unit_test(test_floor_idle_cpu_reaches_floor_min),
 		cmocka_unit_test(test_gap_arms_hold),
