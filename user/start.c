@@ -964,6 +964,48 @@ static void platform_watch(struct gov *g)
 	}
 }
 
+/*
+ * Next-timer learning (tracepoint mode). The hrtimer_expire_entry program
+ * only has to see one expiry per CPU to learn where its hrtimer_cpu_base
+ * is; after that it would still run on every hrtimer expiry for nothing.
+ * So it is detached once every online CPU has learned, and attached again
+ * while an online CPU (one brought up later) has not.
+ */
+static bool cpu_is_online(int cpu)
+{
+	char path[64], buf[8];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	/* No file: a CPU that cannot be offlined (CPU0 usually). */
+	return read_line(path, buf, sizeof(buf)) || strcmp(buf, "0");
+}
+
+static void timer_learning(struct gov *g)
+{
+	struct bpf_link **l;
+	bool need = false;
+	int cpu;
+
+	if (!g->trace || !g->trace->bss)
+		return;
+	for (cpu = 0; cpu < g->nr_cpus && cpu < BPFGOV_MAX_CPUS; cpu++) {
+		if (!g->trace->bss->timer_base[cpu] && cpu_is_online(cpu)) {
+			need = true;
+			break;
+		}
+	}
+	l = &g->trace->links.bpfgov_timer_base;
+	if (need && !*l) {
+		*l = bpf_program__attach(g->trace->progs.bpfgov_timer_base);
+		if (!*l)
+			pr_debug("cannot attach hrtimer_expire_entry: %s\n", strerror(errno));
+	} else if (!need && *l) {
+		bpf_link__destroy(*l);
+		*l = NULL;
+		pr_debug("next timer learned on every online CPU: hrtimer_expire_entry detached\n");
+	}
+}
+
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
@@ -1026,6 +1068,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			publish_status(g);
 			met_update_actuator(g->met, g->act);
 			wake_sampling(g, ++sec);
+			timer_learning(g);
 			next += 1000000000ull;
 		}
 		if (deadline && mono_ns() >= deadline)
