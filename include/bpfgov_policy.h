@@ -340,17 +340,30 @@ static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
 		return 1;
 	if (s->hold_floor && t >= s->hold_until_ns)
 		return 1;
+	/* pol_floor_eval's bands, with the time-dependent steps taken as
+	 * early as @slack_ns allows. */
 	want = s->target;
 	if (s->hold_floor && want < s->hold_floor && want < c->floor_max)
 		want = pol_min32(s->hold_floor, c->floor_max);
 	if (want == s->floor)
 		return 0;
-	diff = want > s->floor ? want - s->floor : s->floor - want;
-	if (diff < c->deadband && want != c->floor_min && want != c->floor_max)
-		return 0;
-	if (want < s->floor && c->fall_delay_us && want != c->floor_min && s->below_since_ns &&
-	    t < s->below_since_ns + (__u64)c->fall_delay_us * POL_NS_PER_US)
-		return 0;
+	if (want > s->floor) {
+		diff = want - s->floor;
+		if (want != c->floor_max &&
+		    (diff < c->deadband || diff * BPFGOV_SCALE <= want * c->rise_band))
+			return 0;
+	} else if (want != c->floor_min) {
+		if (c->fall_delay_us) {
+			if (!s->below_since_ns)
+				return 1;	/* a fall window opens */
+			if (t < s->below_since_ns + (__u64)c->fall_delay_us * POL_NS_PER_US)
+				return 0;
+			return 1;		/* a fall, or a fresh window */
+		}
+		diff = s->floor - want;
+		if (diff < c->deadband || diff * BPFGOV_SCALE <= s->floor * c->fall_band)
+			return 0;
+	}
 	if (s->last_floor_ns && t < s->last_floor_ns + pol_rate_limit_ns(c))
 		return 0;
 	return 1;

@@ -618,7 +618,8 @@ static void test_tick_due_never_misses_work(void **state)
 			__u32 flags = pol_tick(&copy, &m.c, t);
 			int work = flags || copy.util != m.s.util || copy.target != m.s.target ||
 				   copy.hold_floor != m.s.hold_floor || copy.seg_start_ns != m.s.seg_start_ns ||
-				   copy.below_since_ns != m.s.below_since_ns;
+				   copy.below_since_ns != m.s.below_since_ns ||
+				   copy.fall_peak != m.s.fall_peak;
 
 			for (k = -2; k <= 2; k++) {
 				est = t + (__u64)((__s64)k * (__s64)tick / 2);
