@@ -313,6 +313,24 @@ void plat_taint_letters(unsigned long taint, char *buf, size_t n)
 	buf[o] = '\0';
 }
 
+void plat_summary(const struct platform *p, char *buf, size_t n)
+{
+	char t[32];
+
+	plat_taint_letters(p->taint, t, sizeof(t));
+	snprintf(buf, n, "%s family %d model %d; cpufreq %s%s%s%s%s; EPP %s; msr %s%s%s; "
+		 "lockdown %s; taint %s; cpuidle %s/%s",
+		 p->vendor, p->family, p->model, p->cpufreq_driver,
+		 *p->pstate_mode ? " " : "", p->pstate_mode,
+		 *p->cpufreq_governor ? ", governor " : "", p->cpufreq_governor,
+		 p->epp ? (*p->epp_now ? p->epp_now : "offered") : "not offered",
+		 p->msr_driver ? (p->msr_standin ? "stand-in" : "driver") : "no driver",
+		 *p->allow_writes ? ", allow_writes=" : "", p->allow_writes,
+		 *p->lockdown ? p->lockdown : "unknown",
+		 !p->taint_known ? "unknown" : *t ? t : "none",
+		 p->idle_driver, *p->idle_governor ? p->idle_governor : "-");
+}
+
 const char *plat_msr_taint_note(void)
 {
 	return "every MSR write taints the kernel (TAINT_CPU_OUT_OF_SPEC, 'S') and logs "

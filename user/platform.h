@@ -110,5 +110,8 @@ void plat_taint_letters(unsigned long taint, char *buf, size_t n);
 
 /* The taint warning for MSR backends: one line. */
 const char *plat_msr_taint_note(void);
+/* One line for `status`: CPU, cpufreq driver/mode/governor, EPP, msr
+ * access, lockdown, taint, cpuidle driver/governor. */
+void plat_summary(const struct platform *p, char *buf, size_t n);
 
 #endif /* __BPFGOV_PLATFORM_H */

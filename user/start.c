@@ -546,9 +546,12 @@ static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
 static void status_platform(json_writer_t *w, const struct gov *g)
 {
 	const struct platform *p = act_platform(g->act);
+	char line[512];
 
 	if (!p)
 		return;
+	plat_summary(p, line, sizeof(line));
+	jsonw_string_field(w, "platform_summary", line);
 	jsonw_name(w, "platform");
 	jsonw_start_object(w);
 	plat_json_fields(w, p, g->o->msr_root, NULL);

@@ -131,6 +131,56 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 	jsonw_destroy(&w);
 }
 
+/* The string value of top-level-or-nested "@key" in the status file's
+ * JSON (written by start: no whitespace, jsonw escapes); false if absent. */
+static bool status_str(const char *doc, const char *key, char *out, size_t n)
+{
+	char pat[64];
+	const char *p;
+	size_t o = 0;
+
+	if (!doc || snprintf(pat, sizeof(pat), "\"%s\":\"", key) >= (int)sizeof(pat))
+		return false;
+	p = strstr(doc, pat);
+	if (!p)
+		return false;
+	for (p += strlen(pat); *p && *p != '"' && o + 1 < n; p++) {
+		if (*p == '\\' && p[1])
+			p++;	/* \" and \\ as themselves; other escapes rare here */
+		out[o++] = *p;
+	}
+	out[o] = '\0';
+	return true;
+}
+
+static unsigned long long status_num(const char *doc, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	if (!doc || snprintf(pat, sizeof(pat), "\"%s\":", key) >= (int)sizeof(pat))
+		return 0;
+	p = strstr(doc, pat);
+	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}
+
+/* What start published, in a few readable lines. */
+static void status_actuator(const char *act)
+{
+	char b[64], why[512], plat[512];
+
+	if (status_str(act, "backend", b, sizeof(b)) &&
+	    status_str(act, "backend_reason", why, sizeof(why)))
+		printf("floor backend: %s: %s%s\n", b, why,
+		       strstr(act, "\"taints_kernel\":true") ? " (every MSR write taints the kernel)" : "");
+	printf("writes that reached an idle CPU: %llu (raises before a predicted wake %llu, "
+	       "floor changes held for idle CPUs %llu), re-applies after online/resume %llu\n",
+	       status_num(act, "idle_cpu_writes"), status_num(act, "prewake_raises"),
+	       status_num(act, "deferred_floor_changes"), status_num(act, "reapplies"));
+	if (status_str(act, "platform_summary", plat, sizeof(plat)))
+		printf("platform: %s\n", plat);
+}
+
 static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 			const struct gov_config *gc)
 {
@@ -147,6 +197,8 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 	printf("drops: events %llu, tap %llu; tap reader: %s\n", (unsigned long long)ev_drops,
 	       (unsigned long long)tap_drops, s->ctl.tap_owner_pid ? "attached" : "none");
 	printf("actuator: %s\n", act ? act : "(no status published yet)");
+	if (act)
+		status_actuator(act);
 	printf("next timer: %s%s\n", timer_src_name(snapshot_timer_src(s)),
 	       snapshot_timer_src(s) ? "" : " (idle choice from history alone)");
 	printf("%4s %5s %6s %5s %-10s %5s %4s %-9s %10s %9s %9s %9s\n", "CPU", "UTIL", "TARGET",

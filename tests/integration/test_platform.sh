@@ -90,6 +90,13 @@ snapshot
 check "intel-active: start comes up" gov_start $(plat_roots "$P") --no-idle --duration 5
 check "intel-active: reason line" grep -q "floor backend intel-hwp: intel_pstate active mode" "$GOV_LOG"
 is "intel-active: taint note once" "$(grep -c 'every MSR write taints the kernel' "$GOV_LOG")" 1
+"$GOV" status >"$T_TMP/status.txt" 2>&1
+check "intel-active: status names the backend and its reason" \
+	grep -q "^floor backend: intel-hwp: intel_pstate active mode leaves the min field to its limits$" "$T_TMP/status.txt"
+check "intel-active: status counts writes that reached an idle CPU" \
+	grep -qE "^writes that reached an idle CPU: [0-9]+ " "$T_TMP/status.txt"
+check "intel-active: status summarises the platform" \
+	grep -q "^platform: GenuineIntel family 6 model 151; cpufreq intel_pstate active, governor powersave; EPP balance_performance; msr stand-in, allow_writes=default; lockdown none; taint none; cpuidle " "$T_TMP/status.txt"
 bg taskset -c 1 "$WORK" spin --cpu 1 --duration 2.5
 sleep 2
 m=$(hwp_min 1)
