@@ -151,11 +151,16 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 	/* menu/teo honour stateK/disable: disable states deeper than the pick,
 	 * and the polling states when the pick halts (the PM QoS limit only
 	 * caps the governor's choice: without this a halting pick could not
-	 * stop it from polling); give the others their original back. */
+	 * stop it from polling); give the others their original back. A
+	 * polling pick leaves alone the deeper states that its "n/a" limit
+	 * already excludes (a non-zero exit latency): the kernel's poll time
+	 * limit is the first enabled halting state's target residency, and
+	 * with none enabled a whole TICK_NSEC/16. */
 	for (int k = 0; !err && a->use_disable && k < c->nr_disable &&
 			k < (int)cfg->nr_states; k++) {
 		struct knob *d = &c->disable[k];
-		bool deeper = pick != BPFGOV_NO_STATE && (__u32)k > pick;
+		bool deeper = pick != BPFGOV_NO_STATE && (__u32)k > pick &&
+			      !(cfg->state_is_poll[pick] && cfg->state_exit_latency_us[k]);
 		bool poll = pick != BPFGOV_NO_STATE && (__u32)k < pick && cfg->state_is_poll[k] &&
 			    !cfg->state_is_poll[pick];
 		char orig[KNOB_TEXT];

@@ -581,7 +581,8 @@ static void run_ref_idle(int pol, const struct timeline *tl,
  * kernel governor: the loader turns the pick into the PM QoS resume latency
  * limit (act_set_idle(): "n/a" for a polling pick, the pick's exit latency
  * for an intermediate one, the original value for the deepest) and, under
- * menu and teo, disables the states deeper than the pick and, for a halting
+ * menu and teo, disables the states deeper than the pick (for a polling
+ * pick only those that its "n/a" limit does not exclude) and, for a halting
  * pick, the polling states; the governor then makes its own choice under
  * that limit. A pick shallower than the governor's is honoured (the limit
  * caps it); a deeper one only as far as polling goes (shallower halting
@@ -641,7 +642,9 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 			v->gov.latency_req_ns = actuated_latency_req(cfg, pick);
 			for (__u32 k = 0; k < v->rs.n; k++)
 				v->rs.disabled[k] = (gov == REF_MENU || gov == REF_TEO) &&
-						    (k > pick || (k < pick && j->poll[k] && !j->poll[pick]));
+						    ((k > pick && !(j->poll[pick] &&
+								    cfg->state_exit_latency_us[k])) ||
+						     (k < pick && j->poll[k] && !j->poll[pick]));
 			g = ref_idle_select(&v->gov, nt > elapsed ? nt - elapsed : 0,
 					    delta_tick(o, at));
 			pick = (__u32)g < j->n ? (__u32)g : j->n - 1;

@@ -518,7 +518,11 @@ static void test_dry_run(void **state)
 	assert_int_equal(act_reassert(a), 0);
 	assert_non_null(strstr(log_text(e), "dry-run: would write"));
 	assert_non_null(strstr(log_text(e), "'n/a'"));
+	/* a halting pick: the knobs of the deeper and the polling state */
+	assert_int_equal(act_set_idle(a, 0, 1, &c), 0);
 	assert_non_null(strstr(log_text(e), "state2/disable"));
+	assert_non_null(strstr(log_text(e), "state0/disable"));
+	assert_int_equal(act_set_idle(a, 0, 0, &c), 0);
 	assert_int_equal(act_cpu_info(a, 0, &ci), 0);
 	assert_int_equal(ci.last_floor, 1024);
 	assert_int_equal(ci.last_pick, 0);
@@ -532,6 +536,7 @@ static void test_dry_run(void **state)
 	assert_memory_equal(n0, b0, INTEL_LEN);
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
 	free(n0);
 	free(b0);
 }
@@ -668,12 +673,22 @@ static void test_idle_disable_menu(void **state)
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
 
-	/* polling: the polling state gets its original back */
+	/* polling: the polling state gets its original back; "n/a" already
+	 * excludes every state with an exit latency, so their knobs keep
+	 * their originals (disabling them would stretch the kernel's poll
+	 * time limit to TICK_NSEC/16) */
 	assert_int_equal(act_set_idle(a, 0, 0, &c), 0);
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "n/a\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state1/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
+	/* edge: a state claiming exit latency 0 passes "n/a": disabled */
+	c.state_exit_latency_us[1] = 0;
+	assert_int_equal(act_set_idle(a, 0, 1, &c), 0);
+	assert_int_equal(act_set_idle(a, 0, 0, &c), 0);
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state1/disable"), "1\n");
-	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "1\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
 	act_close(a);
 	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
