@@ -319,6 +319,6 @@ doc_plots() {
 	[ -e "$OUT/plots/timeline-periodic-sweep.png" ] &&
 		printf '![Timeline of the periodic sweep](bench/timeline-periodic-sweep.png)\n\n'
 	[ -e "$OUT/plots/timeline-rec-sleepcycle.png" ] &&
-		printf '![Timeline of a sleep-cycle trace recorded on this machine](bench/timeline-rec-sleepcycle.png)\n\n'
+		printf '![Timeline of a sleep-cycle trace recorded on the machine that ran the bench](bench/timeline-rec-sleepcycle.png)\n\n'
 	return 0
 }
