@@ -48,7 +48,7 @@ struct bpfgov_config {
 	__u32 bin_decay_shift;		/* history decays by 1/2^shift per idle period */
 	__u32 cost_ewma_shift;		/* measured wake-up cost EWMA weight 1/2^shift */
 	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
-	__u32 history_ctx;		/* 1: idle history per context (class of the last idle) */
+	__u32 history_ctx;		/* 1: idle history per context (class of the recent idles) */
 	__u32 tick_us;			/* scheduler tick (TICK_NSEC): the kernel's poll limit derives from it */
 	__u32 state_exit_latency_us[BPFGOV_MAX_STATES];	/* driver table */
 	__u32 state_residency_us[BPFGOV_MAX_STATES];	/* driver table */
@@ -106,7 +106,7 @@ struct bpfgov_cpu_state {
 					 * more than halt's payback point, /1024 */
 	__u32 hist_pick;		/* the history's own pick, before the polling veto: the
 					 * reference of the pick hysteresis */
-	/* The history is kept per context, the class of the last idle period
+	/* The history is kept per context, the class of the recent idle periods
 	 * (0: polling paid, 1: a halting state did): bins, long_share and
 	 * hist_pick are the current context's, alt_* the other one's. */
 	__u32 ctx;
@@ -115,7 +115,7 @@ struct bpfgov_cpu_state {
 	__u32 alt_bins[BPFGOV_MAX_STATES];
 	__u64 carry_ns;			/* poll time spent by timed-out polls of this idle period */
 	__u32 fall_peak;		/* highest target seen while below the floor */
-	__u32 pad1;
+	__u32 ctx_streak;		/* idles in a row of the other context's class */
 	__u64 below_since_ns;		/* target has stayed below the floor since (0: not below) */
 	__u64 expected_idle_ns;		/* EWMA of idle worth (time until the wakeup) */
 	__u64 seg_start_ns;		/* start of the open utilization segment */

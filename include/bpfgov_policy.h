@@ -624,6 +624,9 @@ static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
  * needs to turn over; where they are mixed at random, both contexts learn
  * the same mix. A context never visited starts as a copy of the other.
  */
+/* Idles in a row of the other class before the history context swaps. */
+#define POL_CTX_STREAK	2u
+
 static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls)
 {
 	__u32 k, t, seen = 0;
@@ -691,8 +694,18 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	s->long_share -= s->long_share >> c->bin_decay_shift;
 	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
 		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
-	if (c->history_ctx)
-		pol_switch_ctx(s, bin > 0);
+	/* The context follows the class of the recent idles, not of the last
+	 * one alone: a short and a long idle taking turns (a timer between
+	 * housekeeping wake-ups) would swap the histories, and the pick, on
+	 * every idle period, each swap a write. POL_CTX_STREAK idles in a row. */
+	if (c->history_ctx) {
+		if ((__u32)(bin > 0) == s->ctx) {
+			s->ctx_streak = 0;
+		} else if (++s->ctx_streak >= POL_CTX_STREAK) {
+			s->ctx_streak = 0;
+			pol_switch_ctx(s, bin > 0);
+		}
+	}
 
 	return pol_idle_select(s, c, long_poll);
 }

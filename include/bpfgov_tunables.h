@@ -35,7 +35,7 @@
 	X(bin_decay_shift,       3,    1,     10, "",     "idle history decays by 1/2^shift per idle period") \
 	X(cost_ewma_shift,       3,    0,     10, "",     "wake-cost EWMA weight 1/2^shift") \
 	X(pick_band,             1,    0,      3, "/8",   "idle pick hysteresis: deeper needs (4+band)/8 of the history, staying (4-band)/8") \
-	X(history_ctx,           1,    0,      1, "",     "idle history per context, the class of the last idle period (1), or one history (0)") \
+	X(history_ctx,           1,    0,      1, "",     "idle history per context, the class of the recent idle periods (1), or one history (0)") \
 	X(tick_us,            4000,  100, 100000, "us",   "scheduler tick, from CONFIG_HZ (the kernel's poll limit is at most tick/16)") \
 	X(wakeup_bytes,      65536, 4096, 1048576, "B",   "tap ring: wake the reader once this much is queued") \
 	X(remote_scan_us,    10000, 1000, 1000000, "us",  "how often a sleeping CPU's floor is refreshed from another CPU")
