@@ -169,18 +169,47 @@ static __always_inline __u64 pol_open_busy(const struct bpfgov_cpu_state *s, __u
  *   refresh);
  * - two changes are at least the rate limit apart.
  */
+/* The floor the target asks for, the gap memory's hold included (the hold
+ * never overrides the clamp: floor_max is the user's word). */
+static __always_inline __u32 pol_floor_want(const struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c)
+{
+	__u32 want = s->target;
+
+	if (s->hold_floor && want < s->hold_floor && want < c->floor_max)
+		want = pol_min32(s->hold_floor, c->floor_max);
+	return want;
+}
+
+/* A rise from @floor to @want is worth a write: beyond the deadband and
+ * the rise band, or up to the clamp. */
+static __always_inline int pol_rise_worth(const struct bpfgov_config *c, __u32 floor,
+					  __u32 want)
+{
+	__u32 diff = want - floor;
+
+	return want == c->floor_max ||
+	       (diff >= c->deadband && diff * BPFGOV_SCALE > want * c->rise_band);
+}
+
+/* A fall from @floor to @want is worth a write: beyond the deadband and
+ * the fall band (a fall to the clamp is decided by the caller). */
+static __always_inline int pol_fall_worth(const struct bpfgov_config *c, __u32 floor,
+					  __u32 want)
+{
+	__u32 diff = floor - want;
+
+	return diff >= c->deadband && diff * BPFGOV_SCALE > floor * c->fall_band;
+}
+
 static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u64 now,
 					    __u32 hint)
 {
-	__u32 want = s->target, reason = hint, diff, now_want;
+	__u32 want = pol_floor_want(s, c), reason = hint, now_want = want;
 
-	/* The hold never overrides the clamp: floor_max is the user's word. */
-	if (s->hold_floor && want < s->hold_floor && want < c->floor_max) {
-		want = pol_min32(s->hold_floor, c->floor_max);
+	if (want != s->target)
 		reason = BPFGOV_R_GAP_HOLD;
-	}
-	now_want = want;
 	if (want >= s->floor) {
 		s->below_since_ns = 0;
 		s->fall_peak = 0;
@@ -188,9 +217,7 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 	if (want == s->floor)
 		return 0;
 	if (want > s->floor) {
-		diff = want - s->floor;
-		if (want != c->floor_max &&
-		    (diff < c->deadband || diff * BPFGOV_SCALE <= want * c->rise_band))
+		if (!pol_rise_worth(c, s->floor, want))
 			return 0;
 	} else if (want != c->floor_min) {
 		if (c->fall_delay_us) {
@@ -204,8 +231,7 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 				return 0;
 			want = s->fall_peak;
 		}
-		diff = s->floor - want;
-		if (diff < c->deadband || diff * BPFGOV_SCALE <= s->floor * c->fall_band) {
+		if (!pol_fall_worth(c, s->floor, want)) {
 			/* Not worth a write: watch a fresh window. */
 			if (c->fall_delay_us) {
 				s->below_since_ns = now ? now : 1;
@@ -329,7 +355,7 @@ static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
 					__u64 open_max)
 {
 	__u64 t = now + slack_ns, from;
-	__u32 want, diff;
+	__u32 want;
 
 	if (!s || !c || !s->busy)
 		return 0;
@@ -342,15 +368,11 @@ static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
 		return 1;
 	/* pol_floor_eval's bands, with the time-dependent steps taken as
 	 * early as @slack_ns allows. */
-	want = s->target;
-	if (s->hold_floor && want < s->hold_floor && want < c->floor_max)
-		want = pol_min32(s->hold_floor, c->floor_max);
+	want = pol_floor_want(s, c);
 	if (want == s->floor)
 		return 0;
 	if (want > s->floor) {
-		diff = want - s->floor;
-		if (want != c->floor_max &&
-		    (diff < c->deadband || diff * BPFGOV_SCALE <= want * c->rise_band))
+		if (!pol_rise_worth(c, s->floor, want))
 			return 0;
 	} else if (want != c->floor_min) {
 		if (c->fall_delay_us) {
@@ -360,8 +382,7 @@ static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
 				return 0;
 			return 1;		/* a fall, or a fresh window */
 		}
-		diff = s->floor - want;
-		if (diff < c->deadband || diff * BPFGOV_SCALE <= s->floor * c->fall_band)
+		if (!pol_fall_worth(c, s->floor, want))
 			return 0;
 	}
 	if (s->last_floor_ns && t < s->last_floor_ns + pol_rate_limit_ns(c))
