@@ -104,11 +104,14 @@ __noinline int bpfgov_scx_switch(__u32 cpu, int prev_idle, int next_idle, __u64 
 __noinline int bpfgov_scx_idle_enter(__u32 cpu, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	struct bpfgov_config *c = gov_cfg();
 
 	/* sched_ext does not say which idle state the CPU will enter:
-	 * assume the one we picked, which actuation applies. */
-	if (s)
-		gov_on_idle_enter(cpu, s->idle_pick, now);
+	 * assume the one we picked, which actuation applies, unless the
+	 * machine always enters one (no cpuidle driver: it halts). */
+	if (s && c)
+		gov_on_idle_enter(cpu, c->idle_state_fixed ? c->idle_state_fixed - 1 : s->idle_pick,
+				  now);
 	return 0;
 }
 

@@ -56,6 +56,8 @@ struct bpfgov_config {
 	/* streaming */
 	__u32 wakeup_bytes;		/* tap ring buffer: wake the reader past this fill */
 	__u32 remote_scan_us;		/* how often an awake CPU refreshes idle CPUs' floors */
+	__u32 idle_state_fixed;		/* 0: the CPU enters the state it is picked; else 1 +
+					 * the one it always enters (no cpuidle driver: halt) */
 };
 
 /* Runtime control (the `control` map, one entry), written by the loader. */

@@ -78,7 +78,10 @@ int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c, char *driver
 		return 0;
 	}
 	/* No driver: the kernel polls (state 0) or halts (state 1); keep
-	 * the model bpfgov_config_defaults() set up. */
+	 * the model bpfgov_config_defaults() set up. It halts whatever is
+	 * picked (default_idle_call), which hooks that do not see the state
+	 * entered (sched_ext's update_idle) must assume. */
+	c->idle_state_fixed = 1 + 1;
 	return 0;
 }
 
