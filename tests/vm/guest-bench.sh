@@ -74,6 +74,7 @@ measure() {
 WL="pin unpin threads wake"
 have perf && WL="$WL pipe"
 have hackbench && WL="$WL hackbench"
+[ -n "${BENCH_WORKLOADS:-}" ] && WL=$BENCH_WORKLOADS
 
 start_trace() { # ARGS...
 	: > $LOG
@@ -139,7 +140,7 @@ bpf_cost() { # CONFIG WORKLOAD
 			printf "BS %s %s:%s %.0f %d\n", cfg, $1, w, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' /tmp/bs0 /tmp/bs1
 }
 
-CONFIGS="default trace trace-stop trace-nort scx sched-only simple"
+CONFIGS=${BENCH_CONFIGS:-default trace trace-stop trace-nort scx sched-only simple}
 echo "# bench: $BENCH_ROUNDS rounds x $S s, workloads: $WL, configurations: $CONFIGS"
 for round in $(seq 1 $BENCH_ROUNDS); do
 	# Rotate the order: round r starts at configuration r.

@@ -115,13 +115,16 @@ stop_gov() {
 }
 dump_log() { sed 's/^/#   /' $LOG | tail -n ${1:-15}; }
 
-# Arguments: group names, plus rounds=N / secs=N for the bench.
+# Arguments: group names, plus rounds=N / secs=N / configs=A,B / workloads=A,B
+# for the bench.
 groups= BENCH_ROUNDS=2 BENCH_SECS=3
 for a in "$@"; do
 	case "$a" in
 	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
 	govopt=*) BENCH_GOVOPT="$BENCH_GOVOPT ${a#govopt=}" ;;
 	secs=*) BENCH_SECS=${a#secs=} ;;
+	configs=*) BENCH_CONFIGS=$(echo "${a#configs=}" | tr , ' ') ;;
+	workloads=*) BENCH_WORKLOADS=$(echo "${a#workloads=}" | tr , ' ') ;;
 	*) groups="$groups $a" ;;
 	esac
 done

@@ -20,6 +20,10 @@ VM_GROUPS   ?=
 BENCH_ROUNDS ?= 3
 BENCH_SECS  ?= 3
 BENCH_GOVOPT ?=
+# Subsets for quick comparisons (comma-separated; default: all). A partial
+# run only prints its report: the docs are written by a full run.
+BENCH_CONFIGS ?=
+BENCH_WORKLOADS ?=
 # A console log of an earlier bench-vm run (another build): the report adds
 # a before/after table.
 BENCH_VM_BEFORE ?=
@@ -80,6 +84,7 @@ bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple
 	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		--initrd $(BENCH_VM_INITRD) --log $(VM_DIR)/bench-vm.log \
 		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS) \
-		$(foreach o,$(BENCH_GOVOPT),govopt=$(o))
+		$(foreach o,$(BENCH_GOVOPT),govopt=$(o)) \
+		$(if $(BENCH_CONFIGS),configs=$(BENCH_CONFIGS)) $(if $(BENCH_WORKLOADS),workloads=$(BENCH_WORKLOADS))
 	$(Q)bash tests/vm/bench-report.sh $(VM_DIR)/bench-vm.log $(wildcard $(BENCH_VM_BEFORE)) \
-		--write docs/SCX.md docs/BENCHMARKS.md
+		$(if $(BENCH_CONFIGS)$(BENCH_WORKLOADS),,--write docs/SCX.md docs/BENCHMARKS.md)
