@@ -15,9 +15,16 @@
  * under overload.
  *
  * Governing: the same policy core as tracepoint mode (bpfgov_policy.h via
- * bpfgov_common.bpf.h).  update_idle() marks idle entry/exit, running()
- * marks busy, tick() accounts long busy runs and refreshes sleeping CPUs'
- * floors.  All of these run under the rq lock of the CPU they are about, so
+ * bpfgov_common.bpf.h).  With every task on sched_ext, the scheduler's own
+ * hooks say when a CPU idles, without ops.update_idle (two more program
+ * runs per idle period): dispatch() that finds nothing while prev is not
+ * runnable is the CPU about to go idle (busy end, idle enter), and the
+ * next running() on an idle CPU ends the idle period (idle exit, busy
+ * begin).  With SCX_OPS_SWITCH_PARTIAL, tasks of other classes run where
+ * the scheduler does not see them, so update_idle() marks idle entry/exit
+ * instead (the loader attaches it only then).  tick() accounts long busy
+ * runs and refreshes sleeping CPUs' floors.  All of these run under the rq
+ * lock of the CPU they are about, so
  * that is the only CPU whose perf target we set (scx_bpf_cpuperf_set rejects
  * any other CPU while an rq lock is held), and only when the floor decision
  * changed, which the core already filters through its deadband and rate
@@ -65,6 +72,10 @@ static u64 vtime_now;
  * governor (measures what the scheduling policy alone costs). */
 const volatile bool scx_sched_only;
 
+/* Set by the loader when it attaches ops.update_idle (partial mode):
+ * idle periods come from there, not from dispatch()/running(). */
+const volatile bool scx_idle_hook;
+
 /* When the task now running on each CPU started (bpf_ktime_get_ns):
  * stopping() charges the time actually run.  The slice handed out varies
  * (and the kernel may refill it), so "slice given - slice left" would
@@ -92,7 +103,7 @@ static __always_inline __u32 cpu_slot(s32 cpu)
 /*
  * The policy core, once per event kind, as global (non-inlined) functions:
  * the verifier checks a global function once, independently of its
- * callers' state.  Inlined into update_idle() together, idle exit + switch
+ * callers' state.  Inlined into one hook together, idle exit + switch
  * + perf follow exceed the verifier's 1M-instruction budget.
  */
 __noinline int bpfgov_scx_switch(__u32 cpu, int prev_idle, int next_idle, __u64 now)
@@ -151,10 +162,13 @@ static __always_inline u64 task_slice(void)
 	return n < SLICE_MIN_NS ? SLICE_MIN_NS : n;
 }
 
-/* Record that this CPU is about to be woken (wake-cost measurement). */
+/* Record that this CPU is about to be woken (wake-cost measurement).  Not
+ * from the CPU itself: a pinned task's enqueue mostly runs on its own CPU,
+ * already awake (the waker queued it there), and the core ignores those. */
 static __always_inline void stamp_wake(s32 cpu)
 {
-	bpfgov_scx_wake((__u32)cpu);
+	if (cpu != (s32)bpf_get_smp_processor_id())
+		bpfgov_scx_wake((__u32)cpu);
 }
 
 /*
@@ -256,33 +270,52 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 {
+	struct bpfgov_cpu_state *s;
+	__u64 now;
+
+	if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+		return;
 	/* If the shared DSQ is empty and prev is still runnable, the kernel
 	 * keeps prev running with a refilled slice. */
-	scx_bpf_dsq_move_to_local(SHARED_DSQ, 0);
+	if (scx_sched_only || scx_idle_hook || (prev && (prev->scx.flags & SCX_TASK_QUEUED)))
+		return;
+	/* Nothing to run: this CPU (@cpu, whose rq lock we hold) goes idle.
+	 * A CPU already idle (woken for nothing) stays in its idle period. */
+	s = gov_cpu((__u32)cpu);
+	if (!s || !s->busy)
+		return;
+	now = bpf_ktime_get_ns();
+	bpfgov_scx_switch((__u32)cpu, 0, 1, now);
+	bpfgov_scx_idle_enter((__u32)cpu, now);
 }
 
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 {
 	s32 cpu = task_cpu_of(p);
 	struct bpfgov_cpu_state *s;
+	__u64 now = bpf_ktime_get_ns();
 
 	/* The global vtime clock follows the task that runs. */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
 	if (cpu >= 0)
-		scx_run_start[cpu_slot(cpu)] = bpf_ktime_get_ns();
+		scx_run_start[cpu_slot(cpu)] = now;
 	if (scx_sched_only)
 		return;
 
-	/* update_idle(false) normally already ended the idle period; a CPU
-	 * that was busy when we attached is seen first here. */
 	s = gov_cpu((__u32)cpu);
 	if (!s)
 		return;
-	if (!s->busy)
-		bpfgov_scx_switch((__u32)cpu, 1, 0, bpf_ktime_get_ns());
-	else
+	if (s->busy) {
 		s->nr_switches++;	/* task to task: all gov_on_switch() would do */
+		return;			/* the floor only changes at busy begin and tick */
+	}
+	/* The first task after idle (with update_idle attached, that already
+	 * ended the idle period; a CPU busy when we attached is seen first
+	 * here): idle exit, then the switch away from idle. */
+	if (s->cur_state != BPFGOV_NO_STATE)
+		bpfgov_scx_idle_exit((__u32)cpu, now);
+	bpfgov_scx_switch((__u32)cpu, 1, 0, now);
 	perf_follow(cpu);
 }
 
@@ -320,9 +353,9 @@ void BPF_STRUCT_OPS(bpfgov_update_idle, s32 cpu, bool idle)
 {
 	__u64 now = bpf_ktime_get_ns();
 
-	if (scx_sched_only)
+	if (scx_sched_only || !scx_idle_hook)
 		return;
-	/* update_idle runs on @cpu itself, under its rq lock.  Same order of
+	/* Partial mode only.  update_idle runs on @cpu itself, under its rq lock.  Same order of
 	 * events as tracepoint mode: switch to idle, idle enter ... idle
 	 * exit, switch away from idle. */
 	if (idle) {
@@ -369,9 +402,10 @@ struct sched_ext_ops bpfgov_ops = {
 	.enable		= (void *)bpfgov_enable,
 	.init		= (void *)bpfgov_init,
 	.exit		= (void *)bpfgov_exit,
-	/* update_idle replaces the built-in idle tracking unless we keep it,
-	 * and scx_bpf_select_cpu_dfl needs it. */
-	.flags		= SCX_OPS_KEEP_BUILTIN_IDLE,
+	/* Set by the loader: update_idle is attached only partially switched
+	 * (SCX_OPS_SWITCH_PARTIAL), and then with SCX_OPS_KEEP_BUILTIN_IDLE,
+	 * as scx_bpf_select_cpu_dfl needs the built-in idle tracking. */
+	.flags		= 0,
 	.timeout_ms	= 10000,
 	.name		= "bpfgov",
 };

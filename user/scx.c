@@ -139,9 +139,7 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 			bpf_program__set_autoload(*hooks[i].slot, false);
 			*hooks[i].slot = NULL;
 		}
-		/* update_idle() would turn off the built-in idle tracking
-		 * that scx_bpf_select_cpu_dfl() needs, unless we keep it. */
-		ops->flags = SCX_OPS_KEEP_BUILTIN_IDLE;
+		ops->flags = 0;
 		if (o->partial) {
 			if (!SCX_OPS_SWITCH_PARTIAL) {
 				fprintf(stderr, "scx: kernel does not support SCX_OPS_SWITCH_PARTIAL\n");
@@ -149,6 +147,21 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 				goto fail;
 			}
 			ops->flags |= SCX_OPS_SWITCH_PARTIAL;
+		}
+		/*
+		 * With every task on sched_ext, dispatch() and running() see
+		 * each idle period begin and end; update_idle() would be two
+		 * more program runs per idle period.  Partially switched, tasks
+		 * of other classes run unseen: only update_idle() tells idle
+		 * from busy then.  It would turn off the built-in idle tracking
+		 * that scx_bpf_select_cpu_dfl() needs, unless we keep it.
+		 */
+		if (o->partial && ops->update_idle) {
+			c->skel->rodata->scx_idle_hook = true;
+			ops->flags |= SCX_OPS_KEEP_BUILTIN_IDLE;
+		} else if (ops->update_idle) {
+			bpf_program__set_autoload(ops->update_idle, false);
+			ops->update_idle = NULL;
 		}
 	}
 	return c;

@@ -149,11 +149,14 @@ for round in $(seq 1 $BENCH_ROUNDS); do
 	while [ $i -lt $round ]; do x=$1; shift; set -- "$@" $x; i=$((i + 1)); done
 	for cfg in "$@"; do bench_config $cfg $round; done
 done
-# Per-program cost, then done.
-if start_trace; then bpf_cost trace pin; bpf_cost trace threads; stop_gov; fi
+# Per-program cost of the configurations measured, then done.
+in_configs() { case " $CONFIGS " in *" $1 "*) return 0 ;; esac; return 1; }
+if in_configs trace && start_trace; then bpf_cost trace pin; bpf_cost trace threads; stop_gov; fi
 make_msr
-if start_gov $BENCH_GOVOPT; then bpf_cost scx pin; bpf_cost scx threads; stop_gov; wait_for 5 is_state disabled; fi
-if have scx_simple && start_simple; then
+if in_configs scx && start_gov $BENCH_GOVOPT; then
+	bpf_cost scx pin; bpf_cost scx threads; stop_gov; wait_for 5 is_state disabled
+fi
+if in_configs simple && have scx_simple && start_simple; then
 	bpf_cost simple pin; bpf_cost simple threads
 	kill -INT $spid; wait $spid; wait_for 5 is_state disabled
 fi
