@@ -2,55 +2,77 @@
 /*
  * bpfgov, tracepoint mode: for kernels without sched_ext.
  *
- * The scheduler is the kernel's own; we only observe it. sched_switch
- * to/from the idle task (pid 0) marks busy runs and idle gaps, cpu_idle
- * gives the idle state entered and its residency, sched_waking stamps the
- * sleeping CPU a wakeup is aimed at (so the idle exit that follows measures
- * the real wake-up cost of that state), and the local APIC timer is the tick
- * that accounts long busy runs and refreshes sleeping CPUs (and, on a
- * sleeping CPU, marks a timer wake-up). The first hrtimer to expire on each
- * CPU tells where its next timer is kept, read at every idle entry. All decisions
- * are made by the shared policy core through bpfgov_common.bpf.h; nothing
- * here knows the policy.
+ * The scheduler is the kernel's own; we only observe it, with as few
+ * program runs per context switch as the policy needs. cpu_idle alone
+ * gives the idle state entered and its residency, and also the busy runs
+ * and idle gaps (include/bpfgov_runs.h: no sched_switch program, which
+ * would run twice more per wake-up); sched_waking stamps the sleeping CPU
+ * a wakeup is aimed at (so the idle exit that follows measures the real
+ * wake-up cost of that state; attached part of the time by the loader),
+ * and the local APIC timer is the tick that accounts long busy runs and
+ * refreshes sleeping CPUs (and, on a sleeping CPU, marks a timer wake-up).
+ * The first hrtimer to expire on each CPU tells where its next timer is
+ * kept, read at every idle entry. All decisions are made by the shared
+ * policy core through bpfgov_common.bpf.h; nothing here knows the policy.
  *
  * Only tp_btf programs: fentry/kprobes are not available on every kernel
  * (some refuse fentry attachment), and tp_btf needs no tracefs mount.
  */
 #include "bpfgov_common.bpf.h"
+#include "bpfgov_runs.h"
 
 /* include/trace/events/power.h: PWR_EVENT_EXIT is -1 as an unsigned state. */
 #define PWR_EVENT_EXIT	((unsigned int)-1)
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(bpfgov_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
-{
-	/* The idle task is the only pid 0 task on a CPU. */
-	int prev_idle = prev->pid == 0, next_idle = next->pid == 0;
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct bpfgov_cpu_state *s;
+/*
+ * TIF bit numbers are macros (not in BTF) and moved when x86 took the
+ * generic layout: NEED_RESCHED was bit 3 (LAZY 4, 6.13+), it is bit 4
+ * (LAZY 5). The idle task never has bits 3-5 set for anything else
+ * (MEMDIE, SINGLESTEP, SSBD are never set on it; the polling flag is
+ * above), and lazy is promoted to NEED_RESCHED for it: test the three.
+ */
+#define IDLE_RESCHED_MASK	0x38ul
 
-	/* Task to task, the common case: only counted, and without the
-	 * clock (whose read costs more than all the rest). */
-	if (prev_idle == next_idle) {
-		s = gov_cpu(cpu);
-		if (s)
-			s->nr_switches++;
-		return 0;
-	}
-	gov_on_switch(cpu, prev_idle, next_idle, bpf_ktime_get_ns());
-	return 0;
+static struct bpfgov_runs_cpu runs_cpu[BPFGOV_MAX_CPUS];
+
+static __always_inline struct bpfgov_runs_cpu *runs_of(__u32 cpu)
+{
+	return &runs_cpu[cpu & (BPFGOV_MAX_CPUS - 1)];
 }
 
+/* Idle states, and busy runs (include/bpfgov_runs.h). */
 SEC("tp_btf/cpu_idle")
 int BPF_PROG(bpfgov_cpu_idle, unsigned int state, unsigned int cpu_id)
 {
+	struct task_struct *idle = bpf_get_current_task_btf();
+	struct bpfgov_runs_cpu *h = runs_of(cpu_id);
+	struct bpfgov_cpu_state *s = gov_cpu(cpu_id);
 	__u64 now = bpf_ktime_get_ns();
 
-	if (state == PWR_EVENT_EXIT)
+	if (!s)
+		return 0;
+	if (state == PWR_EVENT_EXIT) {
 		gov_on_idle_exit(cpu_id, now);
-	else
-		gov_on_idle_enter(cpu_id, state, now);
+		if (runs_at_exit(h, s->busy, !!(idle->thread_info.flags & IDLE_RESCHED_MASK),
+				 now) == RUNS_BEGIN)
+			gov_on_switch(cpu_id, 1, 0, now);
+		return 0;
+	}
+	switch (runs_at_enter(h, s->busy, idle->nivcsw)) {
+	case RUNS_END:
+		gov_on_switch(cpu_id, 0, 1, now);
+		break;
+	case RUNS_CUT:
+		gov_on_switch(cpu_id, 0, 1, h->exit_ns);
+		break;
+	case RUNS_MISSED:
+		gov_on_switch(cpu_id, 1, 0, runs_missed_start(h, now));
+		gov_on_switch(cpu_id, 0, 1, now);
+		break;
+	default:
+		break;
+	}
+	gov_on_idle_enter(cpu_id, state, now);
 	return 0;
 }
 
@@ -114,12 +136,12 @@ int BPF_PROG(bpfgov_tick, int vector)
 		s->timer_fired = 1;
 		return 0;
 	}
-	/* A task already running when we attached never switched in, and a
-	 * CPU that runs it forever never switches: count it busy from the
-	 * first tick that interrupts it (fresh state: neither busy nor idle). */
-	if (!s->busy && !s->idle_since_ns) {
-		if (bpf_get_current_task_btf()->pid != 0)
-			gov_on_switch(cpu, 1, 0, bpf_ktime_get_ns());
+	/* A task that runs where the CPU was thought idle: one already
+	 * running when we attached (a CPU that runs it forever never idles),
+	 * or one that began without the flag at the last exit. Busy from
+	 * the tick that interrupts it. */
+	if (!s->busy && bpf_get_current_task_btf()->pid != 0) {
+		gov_on_switch(cpu, 1, 0, runs_missed_start(runs_of(cpu), bpf_ktime_get_ns()));
 		return 0;
 	}
 	tick_estimated(cpu, s);

@@ -138,7 +138,7 @@ struct bpfgov_cpu_state {
 	/* measured wake-up cost of each state (EWMA, ns); 0 until measured */
 	__u32 wake_cost_ns[BPFGOV_MAX_STATES];
 	/* counters since start */
-	__u64 nr_switches;
+	__u64 nr_switches;		/* scx: context switches; trace: busy run starts and ends */
 	__u64 nr_idle;			/* cpu_idle entries */
 	__u64 nr_floor_changes;
 	__u64 nr_pick_changes;
@@ -179,7 +179,7 @@ enum bpfgov_ev_kind {
 	BPFGOV_EV_IDLE_EXIT = 3,	/* arg0 = entered state, dur_ns = residency */
 	BPFGOV_EV_BUSY      = 4,	/* dur_ns = busy run that just ended */
 	BPFGOV_EV_WAKE_LAT  = 5,	/* arg0 = state, dur_ns = wakeup-to-exit latency */
-	BPFGOV_EV_IDLE_GAP  = 6,	/* dur_ns = idle period (switch to switch) that ended */
+	BPFGOV_EV_IDLE_GAP  = 6,	/* dur_ns = idle period (busy run to busy run) that ended */
 	BPFGOV_EV_EXIT      = 7,	/* BPF side stops (scx exit); reason = exit kind */
 	BPFGOV_EV__MAX,
 };

@@ -187,7 +187,7 @@ doc_ringbuf() {
 	echo "## 3. Ring buffer"
 	echo
 	[ -s "$OUT/ringbuf.json" ] || { echo "Not run."; echo; return; }
-	jq -r '"`switchstorm --threads \(.threads)` for \(.seconds) s with bpfgov at default settings; events = context switches + idle entries seen by the BPF programs (`status` counters), decisions = floor + pick changes. Load after: \(.load).",
+	jq -r '"`switchstorm --threads \(.threads)` for \(.seconds) s with bpfgov at default settings; events = busy-run starts and ends + idle entries seen by the BPF programs (`status` counters `switches` and `idle_entries`), decisions = floor + pick changes. Load after: \(.load).",
 		"",
 		"| | events/s | decisions/s | `events` drops | `tap` drops | switchstorm switches/s |", "|---|---|---|---|---|---|",
 		"| no tail | \(.plain.events_per_s | floor) | \(.plain.decisions_per_s | floor) | \(.plain.drops_events) | \(.plain.drops_tap) | \(.plain.storm_switches_per_s | floor) |",

@@ -19,6 +19,13 @@ nw=$(grep -cE '^[0-9]+ [0-9]+ idle [0-9]+ [0-9]+ ([0-9]+|-) (timer|ipi|other)$' 
 is "every idle record carries the next timer and the wake reason ($nw of $ni)" "$nw" "$ni"
 nt=$(grep -cE '^[0-9]+ 1 idle [0-9]+ [0-9]+ [0-9]+ timer$' "$T_TMP/live.trace")
 check "CPU1's timer wake-ups carry a next timer ($nt)" [ "$nt" -gt 0 ]
+# Busy runs and idle gaps are the workload's own (2000 us of work, 700 us
+# asleep), whichever hooks mark them: medians on CPU1.
+med_us() { awk -v k="$1" '$2 == 1 && $3 == k { print $4 }' "$T_TMP/live.trace" | sort -n |
+	awk '{ a[NR] = $1 } END { print NR ? int(a[int((NR + 1) / 2)] / 1000) : 0 }'; }
+mb=$(med_us busy); mg=$(med_us gap)
+check "CPU1's busy runs are the work bursts (median $mb us, 2000 expected)" test "$mb" -ge 1600 -a "$mb" -le 3000
+check "CPU1's idle gaps are the sleeps (median $mg us, 700 expected)" test "$mg" -ge 350 -a "$mg" -le 1500
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 
