@@ -39,6 +39,9 @@ ratio() { # config workload [higher-is-better=1]
 	[ -n "$d" ] && [ -n "$v" ] || { echo n/a; return; }
 	awk -v d="$d" -v v="$v" -v hib="${3:-1}" 'BEGIN { if (d == 0 || v == 0) print "n/a"; else printf "%.2f\n", hib ? v / d : d / v }'
 }
+p99r() { # config: wake-up p99 / default's
+	awk -v d="$(val default wake 4)" -v v="$(val "$1" wake 4)" 'BEGIN { if (d > 0 && v > 0) printf "%.2f\n", v / d; else print "n/a" }'
+}
 verdict() { # value op limit
 	[ "$1" = n/a ] && { echo "not measured"; return; }
 	awk -v x="$1" -v op="$2" -v l="$3" 'BEGIN { ok = (op == ">=") ? x >= l : x <= l; print ok ? "**met**" : "**not met**" }'
@@ -84,7 +87,7 @@ out() {
 	echo
 	echo "Ratios are bpfgov (or scx_simple) / default, so above 1 is faster; for hackbench (a time) default / configuration; for the wake-up latency configuration / default, so below 1 is better. \`trace\` is \`govloader start --mode trace --no-floor --no-idle\`; \`scx\` is \`govloader start --mode scx\` actuating stand-in HWP MSR files; \`scx_simple\` is the kernel's \`tools/sched_ext/scx_simple\` built from the same kernel version's source."
 	echo
-	echo "The scheduling policy alone (bpfgov's scheduler, governor hooks off): pinned $(val sched-only pin) ($(ratio sched-only pin)×), unpinned $(val sched-only unpin) ($(ratio sched-only unpin)×), threads $(val sched-only threads) ($(ratio sched-only threads)×)."
+	echo "The scheduling policy alone (bpfgov's scheduler, governor hooks off): pinned $(val sched-only pin) ($(ratio sched-only pin)×), unpinned $(val sched-only unpin) ($(ratio sched-only unpin)×), threads $(val sched-only threads) ($(ratio sched-only threads)×), wake-up p50 / p99 $(val sched-only wake 3) / $(val sched-only wake 4) µs (p99 $(p99r sched-only)× default)."
 	echo
 	echo "The loader's share (pinned ping-pong): with the loader SIGSTOPped (BPF still attached) $(val trace-stop pin) loops/s ($(ratio trace-stop pin)× default); with \`--no-rt\` $(val trace-nort pin) ($(ratio trace-nort pin)×)."
 	echo

@@ -19,7 +19,7 @@
 #   pipe        perf bench sched pipe (ops/s), when perf is in the image
 #   hackbench   hackbench -g 2 -l 200 (seconds), when present
 # trace-stop and trace-nort only run `pin` (the loader's share),
-# sched-only runs pin, unpin and threads.
+# sched-only runs pin, unpin, threads and wake.
 #
 # Lines for the host report (tests/vm/bench-report.sh):
 #   BR <round> <config> <workload> <value> [<value2>]
@@ -75,6 +75,9 @@ WL="pin unpin threads wake"
 have perf && WL="$WL pipe"
 have hackbench && WL="$WL hackbench"
 [ -n "${BENCH_WORKLOADS:-}" ] && WL=$BENCH_WORKLOADS
+# sched-only: our own workloads (pin unpin threads wake) among those chosen.
+SO_WL=
+for w in $WL; do case $w in pin|unpin|threads|wake) SO_WL="$SO_WL $w" ;; esac; done
 
 start_trace() { # ARGS...
 	: > $LOG
@@ -113,7 +116,7 @@ bench_config() { # CONFIG ROUND
 	sched-only)
 		/bin/scx-smoke --sched-only --seconds 600 > /tmp/smoke-bench.out 2>&1 &
 		spid=$!
-		if wait_for 60 is_enabled_bpfgov; then measure sched-only $2 pin unpin threads
+		if wait_for 60 is_enabled_bpfgov; then measure sched-only $2 $SO_WL
 		else nok "bench: sched-only attach"; fi
 		kill -INT $spid; wait $spid; wait_for 5 is_state disabled ;;
 	simple)
