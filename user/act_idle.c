@@ -137,7 +137,7 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 
 	/* Check everything first so a read-only file changes nothing. */
 	if (!a->o.dry_run) {
-		e = check_writable(c->qos.path);
+		e = knob_check_writable(a, &c->qos);
 		if (e) {
 			pr_warn("cannot write %s: %s\n", c->qos.path,
 				e == -EACCES ? "read-only" : strerror(-e));

@@ -27,6 +27,9 @@ struct knob {
 	int cpu;
 	bool is_msr;
 	char *path;
+	/* !is_msr: the file, opened at its first use and kept open */
+	int tfd;
+	bool tfd_open;
 	/* is_msr */
 	int fd;			/* the CPU's msr fd (owned by act_cpu) */
 	bool is_file;
@@ -103,6 +106,8 @@ int act_save_original(struct actuator *a, struct knob *k, __u64 cur,
 /* Set a file knob to @want (normalised text; written with a newline). */
 int file_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
 		  const char *want, bool *wrote);
+/* A file knob's writability (mode bits, as check_writable()). */
+int knob_check_writable(struct actuator *a, struct knob *k);
 /* A knob file's text without trailing white space (O_NOFOLLOW). */
 int read_norm(const char *path, char *buf, size_t size);
 void knob_init(struct knob *k, int cpu);

@@ -81,6 +81,109 @@ int act_save_original(struct actuator *a, struct knob *k, __u64 cur,
 	return 0;
 }
 
+/*
+ * A file knob's descriptor, opened at its first use and kept: a change then
+ * costs a read, a write and a read back on it instead of an open and a
+ * close around each (and a stand-in file is rewritten in place, not
+ * truncated by open). -errno when it cannot be opened; the callers then
+ * go by the path, which reports the error as before.
+ */
+static int knob_fd(struct actuator *a, struct knob *k)
+{
+	int fd;
+
+	if (k->tfd_open)
+		return k->tfd;
+	fd = open(k->path, (a->o.dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	k->tfd = fd;
+	k->tfd_open = true;
+	return fd;
+}
+
+static void knob_fd_close(struct knob *k)
+{
+	if (k->tfd_open)
+		close(k->tfd);
+	k->tfd_open = false;
+}
+
+/* The knob's text as read_text() gives it; the file is read from its
+ * start (sysfs regenerates an attribute read at offset 0). */
+static int knob_read(struct actuator *a, struct knob *k, char *buf, size_t size, size_t *len)
+{
+	int fd = knob_fd(a, k);
+	ssize_t n;
+
+	if (fd < 0)
+		return read_text(k->path, O_NOFOLLOW, buf, size, len);
+	n = pread(fd, buf, size, 0);
+	if (n < 0 && (errno == ENODEV || errno == ESTALE)) {
+		knob_fd_close(k);	/* the attribute went away and came back */
+		return read_text(k->path, O_NOFOLLOW, buf, size, len);
+	}
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size) {
+		buf[0] = '\0';
+		return -EFBIG;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return 0;
+}
+
+static int knob_read_norm(struct actuator *a, struct knob *k, char *buf, size_t size)
+{
+	char raw[KNOB_TEXT];
+	int err = knob_read(a, k, raw, sizeof(raw), NULL);
+
+	if (err)
+		return err;
+	str_rstrip_copy(buf, size, raw);
+	return 0;
+}
+
+int knob_check_writable(struct actuator *a, struct knob *k)
+{
+	int fd = knob_fd(a, k);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return check_writable(k->path);
+	return st.st_mode & 0222 ? 0 : -EACCES;
+}
+
+/* write_exact() on the kept descriptor: the whole text at offset 0; a
+ * regular file (a stand-in) is cut to it. */
+static int knob_write(struct actuator *a, struct knob *k, const char *buf, size_t len)
+{
+	int fd = knob_fd(a, k);
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return write_exact(k->path, buf, len);
+	if (fstat(fd, &st))
+		return -errno;
+	if (!(st.st_mode & 0222))
+		return -EACCES;
+	n = pwrite(fd, buf, len, 0);
+	if (n < 0 && (errno == ENODEV || errno == ESTALE)) {
+		knob_fd_close(k);
+		return write_exact(k->path, buf, len);
+	}
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	if (S_ISREG(st.st_mode) && st.st_size > (off_t)len && ftruncate(fd, len))
+		return -errno;
+	return 0;
+}
+
 int file_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
 		  const char *want, bool *wrote)
 {
@@ -93,7 +196,7 @@ int file_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
 		if (!strcmp(k->seen_text, want))
 			return 0;
 	} else {
-		err = read_text(k->path, O_NOFOLLOW, raw, sizeof(raw), &len);
+		err = knob_read(a, k, raw, sizeof(raw), &len);
 		if (err) {
 			pr_warn("cannot read %s: %s\n", k->path, strerror(-err));
 			return err;
@@ -125,7 +228,7 @@ int file_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
 		return err;
 	}
 	n = snprintf(out, sizeof(out), "%s\n", want);
-	err = write_exact(k->path, out, n);
+	err = knob_write(a, k, out, n);
 	if (err) {
 		pr_warn("cannot write '%s' to %s: %s\n", want, k->path,
 			err == -EACCES ? "read-only" : err == -EIO ? "short write" : strerror(-err));
@@ -135,7 +238,7 @@ int file_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
 	*wrote = true;
 	c->writes++;
 	pr_debug("cpu %d: %s: '%s' -> '%s'\n", k->cpu, k->path, cur, want);
-	if (read_norm(k->path, k->seen_text, sizeof(k->seen_text)))
+	if (knob_read_norm(a, k, k->seen_text, sizeof(k->seen_text)))
 		snprintf(k->seen_text, sizeof(k->seen_text), "%s", want);
 	return 0;
 }
@@ -165,7 +268,7 @@ static int knob_reassert(struct actuator *a, struct act_cpu *c, struct knob *k)
 	} else {
 		char now[KNOB_TEXT], want[KNOB_TEXT];
 
-		err = read_norm(k->path, now, sizeof(now));
+		err = knob_read_norm(a, k, now, sizeof(now));
 		if (err) {
 			pr_warn("cannot read %s back: %s\n", k->path, strerror(-err));
 			return err;
@@ -265,6 +368,7 @@ void knob_init(struct knob *k, int cpu)
 
 void knob_free(struct knob *k)
 {
+	knob_fd_close(k);
 	free(k->path);
 	k->path = NULL;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -47,6 +48,12 @@
  * sort once a second without a cost worth measuring. */
 #define LAT_SAMPLES	4096
 
+struct lat_ring {
+	__u64 *ns;
+	__u64 n;
+	__u64 max;
+};
+
 struct gov {
 	const struct start_opts *o;
 	struct bpfgov_config cfg;
@@ -61,15 +68,19 @@ struct gov {
 	struct scx_ctx *scx;
 	struct bpf_object *obj;
 	struct ring_buffer *rb;
+	int rb_epfd;			/* the ring buffer's epoll instance */
 	struct actuator *act;
 	int cpu_fd, ctl_fd;
 	/* what was applied */
 	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
 	__u32 *last_seq;
-	__u64 *lat_ns;			/* decision -> completed write (ring) */
+	/* decision -> completed write, and its two parts: the decision's
+	 * timestamp to the loader running (woken, or already awake), and
+	 * from there to the completed write */
+	struct lat_ring lat, lat_wake, lat_proc;
 	__u64 *lat_sorted;		/* scratch for the percentiles */
-	__u64 nr_lat;
-	__u64 lat_max;
+	__u64 woke_ns;			/* when the loop last came out of its wait */
+	__u64 same_cpu, cross_cpu;	/* applied decisions: loader ran on the deciding CPU or not */
 	int scx_restarts;
 	struct met_shared *met;		/* counters for the metrics exposition */
 	struct met_server *met_srv;	/* --metrics-listen */
@@ -404,12 +415,30 @@ static int init_maps(struct gov *g)
 	return 0;
 }
 
-static void lat_add(struct gov *g, __u64 ns)
+static void lat_put(struct lat_ring *r, __u64 ns)
 {
-	if (ns > g->lat_max)
-		g->lat_max = ns;
-	met_observe_latency(g->met, ns);
-	g->lat_ns[g->nr_lat++ % LAT_SAMPLES] = ns;
+	if (ns > r->max)
+		r->max = ns;
+	r->ns[r->n++ % LAT_SAMPLES] = ns;
+}
+
+/* One applied decision made at @ts: the whole delay, and its split at the
+ * moment the loader was running to handle it (the later of its wake-up
+ * and the decision itself, when it was already awake). */
+static void lat_add(struct gov *g, __u64 ts, __u32 cpu)
+{
+	__u64 now = mono_ns(), run = g->woke_ns > ts ? g->woke_ns : ts;
+
+	if (now < run)
+		now = run;
+	met_observe_latency(g->met, now - ts);
+	lat_put(&g->lat, now - ts);
+	lat_put(&g->lat_wake, run - ts);
+	lat_put(&g->lat_proc, now - run);
+	if ((__u32)sched_getcpu() == cpu)
+		g->same_cpu++;
+	else
+		g->cross_cpu++;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -420,14 +449,14 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* p50/p99 over the retained samples, in us. */
-static void lat_pcts(const struct gov *g, double *p50, double *p99)
+static void lat_pcts(const struct gov *g, const struct lat_ring *r, double *p50, double *p99)
 {
-	__u64 n = g->nr_lat < LAT_SAMPLES ? g->nr_lat : LAT_SAMPLES;
+	__u64 n = r->n < LAT_SAMPLES ? r->n : LAT_SAMPLES;
 
 	*p50 = *p99 = 0;
 	if (!n)
 		return;
-	memcpy(g->lat_sorted, g->lat_ns, n * sizeof(*g->lat_sorted));
+	memcpy(g->lat_sorted, r->ns, n * sizeof(*g->lat_sorted));
 	qsort(g->lat_sorted, n, sizeof(*g->lat_sorted), cmp_u64);
 	*p50 = g->lat_sorted[(n - 1) / 2] / 1000.0;
 	*p99 = g->lat_sorted[(n - 1) * 99 / 100] / 1000.0;
@@ -531,7 +560,7 @@ static int on_decision(void *ctx, void *data, size_t size)
 		g->act_errors++;
 		met_count_error(g->met);
 	} else
-		lat_add(g, mono_ns() - e->ts_ns);
+		lat_add(g, e->ts_ns, e->cpu);
 	pr_debug("cpu%u %s %s util=%u floor=%u pick=%u\n", e->cpu, ev_kind_name(e->kind),
 		 ev_reason_name(e->reason), e->util, e->floor, e->idle_pick);
 	return 0;
@@ -558,17 +587,26 @@ static void status_platform(json_writer_t *w, const struct gov *g)
 	jsonw_end_object(w);
 }
 
+static void lat_json(json_writer_t *w, const struct gov *g, const struct lat_ring *r)
+{
+	double p50, p99;
+
+	lat_pcts(g, r, &p50, &p99);
+	jsonw_uint_field(w, "samples", r->n);
+	jsonw_float_field_fmt(w, "p50", "%.1f", p50);
+	jsonw_float_field_fmt(w, "p99", "%.1f", p99);
+	jsonw_float_field_fmt(w, "max", "%.1f", r->max / 1000.0);
+}
+
 /* Actuator and counters as JSON: the status file and --report. */
 static void write_status_json(const struct gov *g, FILE *f)
 {
 	json_writer_t *w = jsonw_new(f);
 	struct act_cpu_info ai;
-	double p50, p99;
 	int cpu;
 
 	if (!w)
 		return;
-	lat_pcts(g, &p50, &p99);
 	jsonw_start_object(w);
 	jsonw_int_field(w, "pid", getpid());
 	jsonw_string_field(w, "mode", mode_name(g->mode));
@@ -594,10 +632,17 @@ static void write_status_json(const struct gov *g, FILE *f)
 	jsonw_int_field(w, "scx_restarts", g->scx_restarts);
 	jsonw_name(w, "latency_us");
 	jsonw_start_object(w);
-	jsonw_uint_field(w, "samples", g->nr_lat);
-	jsonw_float_field_fmt(w, "p50", "%.1f", p50);
-	jsonw_float_field_fmt(w, "p99", "%.1f", p99);
-	jsonw_float_field_fmt(w, "max", "%.1f", g->lat_max / 1000.0);
+	lat_json(w, g, &g->lat);
+	jsonw_name(w, "wake");		/* decision -> loader running */
+	jsonw_start_object(w);
+	lat_json(w, g, &g->lat_wake);
+	jsonw_end_object(w);
+	jsonw_name(w, "processing");	/* loader running -> write completed */
+	jsonw_start_object(w);
+	lat_json(w, g, &g->lat_proc);
+	jsonw_end_object(w);
+	jsonw_uint_field(w, "on_deciding_cpu", g->same_cpu);
+	jsonw_uint_field(w, "on_other_cpu", g->cross_cpu);
 	jsonw_end_object(w);
 	jsonw_name(w, "cpus");
 	jsonw_start_array(w);
@@ -747,6 +792,7 @@ static int load_bpf(struct gov *g)
 		pr_warn("cannot open the events ring buffer: %s\n", strerror(-err));
 		return err;
 	}
+	g->rb_epfd = ring_buffer__epoll_fd(g->rb);
 	pr_info("%s mode attached on %d CPUs; maps pinned under %s\n", mode_name(g->mode),
 		g->nr_cpus, g->o->pin_root);
 	if (!g->o->no_idle && !act_idle_available(g->act))
@@ -1009,6 +1055,20 @@ static void timer_learning(struct gov *g)
 	}
 }
 
+/* Sleep until the ring buffer has a record that wakes us (or @timeout_ms),
+ * note when we came out of the wait, then apply what is there. */
+static int wait_decisions(struct gov *g, int timeout_ms)
+{
+	struct epoll_event ev;
+	int n;
+
+	n = epoll_wait(g->rb_epfd, &ev, 1, timeout_ms);
+	if (n < 0)
+		return -errno;
+	g->woke_ns = mono_ns();
+	return n ? ring_buffer__consume(g->rb) : 0;
+}
+
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
@@ -1034,7 +1094,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 		if (deadline && deadline < until)
 			until = deadline;
 		timeout_ms = until > t ? (int)((until - t + 999999) / 1000000) : 0;
-		err = ring_buffer__poll(g->rb, timeout_ms);
+		err = wait_decisions(g, timeout_ms);
 		if (err < 0 && err != -EINTR) {
 			pr_warn("ring buffer poll failed: %s\n", strerror(-err));
 			return err;
@@ -1058,6 +1118,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 		}
 		platform_watch(g);
 		if (mono_ns() >= next) {
+			g->woke_ns = mono_ns();
 			ring_buffer__consume(g->rb);	/* what did not wake us */
 			print_summary(g, (mono_ns() - t0) / 1e9, g->decisions - last_dec);
 			last_dec = g->decisions;
@@ -1162,12 +1223,14 @@ static int start_main(struct start_opts *o)
 	g.pins_made = true;
 
 	g.last_seq = calloc(g.nr_cpus, sizeof(*g.last_seq));
-	g.lat_ns = calloc(LAT_SAMPLES, sizeof(*g.lat_ns));
+	g.lat.ns = calloc(LAT_SAMPLES, sizeof(__u64));
+	g.lat_wake.ns = calloc(LAT_SAMPLES, sizeof(__u64));
+	g.lat_proc.ns = calloc(LAT_SAMPLES, sizeof(__u64));
 	g.lat_sorted = calloc(LAT_SAMPLES, sizeof(*g.lat_sorted));
 	g.pend = calloc(g.nr_cpus, sizeof(*g.pend));
 	g.pend_floor = calloc(g.nr_cpus, sizeof(*g.pend_floor));
 	g.idle_now = calloc(g.nr_cpus, sizeof(*g.idle_now));
-	if (!g.last_seq || !g.lat_ns || !g.lat_sorted || !g.pend || !g.pend_floor || !g.idle_now) {
+	if (!g.last_seq || !g.lat.ns || !g.lat_wake.ns || !g.lat_proc.ns || !g.lat_sorted || !g.pend || !g.pend_floor || !g.idle_now) {
 		pr_warn("out of memory\n");
 		goto cleanup;
 	}
@@ -1271,7 +1334,9 @@ cleanup:
 	free(g.pend_floor);
 	free(g.idle_now);
 	free(g.lat_sorted);
-	free(g.lat_ns);
+	free(g.lat.ns);
+	free(g.lat_wake.ns);
+	free(g.lat_proc.ns);
 	free(g.last_seq);
 	gov_lock_release(g.lock_fd);
 	return ret;
