@@ -172,12 +172,15 @@ doc_latency() {
 		"floors go to MSR stand-in files (`--msr-root`, intel-hwp backend) and idle picks to a stand-in PM QoS tree (`--sysfs-root`), so every sample is a real write. " +
 		"Load: `sleep-cycle` 3 ms busy / 5 ms idle on CPU1 for \(.seconds) s.",
 		"",
-		"| loader | decisions | writes | p50 µs | p99 µs | max µs | restored byte for byte | load |", "|---|---|---|---|---|---|---|---|",
-		((.default, .fifo) | select(. != null) |
-		 "| \(if .wrapper == "" then "default (SCHED_OTHER)" else "`\(.wrapper)` (observation)" end) | \(.decisions) | \(.writes) | \(.latency_us.p50) | \(.latency_us.p99) | \(.latency_us.max) | \(.restored) | \(.load) |")' \
+		"The latency is split where the loader starts running for the decision (the end of its wait, or the decision itself when it was already awake): **wake-up** (decision to loader running: the kernel waking a thread, on this platform) and **processing** (loader running to completed write: what bpfgov does). " +
+		"The **platform** columns are the load'"'"'s own timer wake-up lateness in the same run (`sleep-cycle`: requested to actual wake-up of a plain thread): what waking a thread costs on this machine without bpfgov.",
+		"",
+		"| loader | decisions | writes | p50 µs | p99 µs | max µs | wake-up p50 / p99 µs | processing p50 / p99 µs | platform wake-up p50 / p99 µs | restored byte for byte | load |", "|---|---|---|---|---|---|---|---|---|---|---|",
+		((.default, .nort) | select(. != null) |
+		 "| \(if .options == "" then "default (SCHED_FIFO 1)" else "`\(.options)` (observation)" end) | \(.decisions) | \(.writes) | \(.latency_us.p50) | \(.latency_us.p99) | \(.latency_us.max) | \(.latency_us.wake.p50 // "n/a") / \(.latency_us.wake.p99 // "n/a") | \(.latency_us.processing.p50 // "n/a") / \(.latency_us.processing.p99 // "n/a") | \(.platform_wake_us.p50 // "n/a") / \(.platform_wake_us.p99 // "n/a") | \(.restored) | \(.load) |")' \
 		"$OUT/latency.json"
 	echo
-	echo "The goal is judged on the default row; the SCHED_FIFO row shows how much of the tail is the loader waiting for a CPU."
+	echo "The goal is judged on the default row; the \`--no-rt\` row shows how much of the tail is the loader waiting for a busy CPU."
 	echo
 	cmds latency
 	echo
