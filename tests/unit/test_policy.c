@@ -3,11 +3,12 @@
  * Unit tests of the bpfgov policy core (include/bpfgov_policy.h).
  *
  * The functions are driven the way the BPF hooks drive them:
- *   sched_switch to idle   -> pol_busy_end
+ *   a busy run ends        -> pol_busy_end (trace: at the idle entry)
  *   cpu_idle enter         -> pol_idle_enter
- *   sched_wakeup (remote)  -> pol_wake_stamp
+ *   sched_waking (remote)  -> pol_wake_stamp
  *   cpu_idle exit          -> pol_idle_exit
- *   sched_switch from idle -> pol_busy_begin
+ *   a busy run begins      -> pol_busy_begin (trace: at the idle exit that a
+ *                             task follows, include/bpfgov_runs.h)
  *   timer tick while busy  -> pol_tick
  *   another CPU's hook     -> pol_remote_refresh
  *
