@@ -99,7 +99,7 @@ static __always_inline struct bpfgov_control *gov_ctl(void)
  * as tick_nohz_get_sleep_length() tells menu and teo. Kept out of cpu_state:
  * kernel addresses are not for `dump`.
  */
-__u64 timer_base[BPFGOV_MAX_CPUS];
+__u64 timer_base[BPFGOV_MAX_CPUS] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /* Learn @cpu's hrtimer_cpu_base from an expiring timer's base; called on
  * that CPU. Low-resolution mode does not keep expires_next: skip it. */
@@ -117,15 +117,19 @@ static __always_inline void gov_learn_timer_base(__u32 cpu, struct hrtimer_cpu_b
 	s->timer_src = BPFGOV_TIMER_TRACEPOINT;
 }
 
-/* Absolute expiry of @cpu's next timer event, 0 when unknown. */
+/* Absolute expiry of @cpu's next timer event, 0 when unknown. A plain
+ * load through a read-only cast (the JIT guards it against faults), not a
+ * bpf_probe_read_kernel() call: this runs at every idle entry. */
 static __always_inline __u64 gov_next_timer(__u32 cpu)
 {
-	struct hrtimer_cpu_base *cb = (void *)timer_base[cpu & (BPFGOV_MAX_CPUS - 1)];
+	__u64 base = timer_base[cpu & (BPFGOV_MAX_CPUS - 1)];
+	struct hrtimer_cpu_base *cb;
 	__s64 t;
 
-	if (!cb)
+	if (!base)
 		return 0;
-	t = BPF_CORE_READ(cb, expires_next);
+	cb = bpf_core_cast((void *)base, struct hrtimer_cpu_base);
+	t = cb->expires_next;
 	return t > 0 ? (__u64)t : 0;
 }
 
@@ -321,6 +325,11 @@ static long gov_scan_one(__u64 i, void *data)
 	return 0;
 }
 
+/* When the last remote scan ran, shared by all CPUs. A line of its own:
+ * the winner's compare-and-swap must not take away from the other CPUs
+ * the lines they read on every event (the control map, the next timers). */
+__u64 remote_scan_line[BPFGOV_CACHE_LINE / 8] __attribute__((aligned(BPFGOV_CACHE_LINE)));
+
 /*
  * At most every remote_scan_us across all CPUs, refresh the floors of CPUs
  * that sleep without events (nohz idle): otherwise an idle CPU would keep
@@ -328,15 +337,15 @@ static long gov_scan_one(__u64 i, void *data)
  * the precise clock if already read (0: read it only if a CPU needs it).
  */
 static __always_inline void gov_remote_scan(__u32 cpu, struct bpfgov_config *c,
-					    struct bpfgov_control *ctl, __u64 est, __u64 now)
+					    __u64 est, __u64 now)
 {
 	struct gov_scan_ctx x;
-	__u64 last = ctl->last_remote_scan_ns;
+	__u64 last = remote_scan_line[0];
 
 	if (est < last + (__u64)c->remote_scan_us * POL_NS_PER_US)
 		return;
 	/* One CPU wins the scan; the others see the new stamp. */
-	if (__sync_val_compare_and_swap(&ctl->last_remote_scan_ns, last, est) != last)
+	if (__sync_val_compare_and_swap(&remote_scan_line[0], last, est) != last)
 		return;
 	x.c = c;
 	x.est = est;
@@ -351,14 +360,13 @@ static __always_inline void gov_on_tick(__u32 cpu, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct bpfgov_config *c = gov_cfg();
-	struct bpfgov_control *ctl = gov_ctl();
 	__u32 flags;
 
-	if (!s || !c || !ctl)
+	if (!s || !c)
 		return;
 	flags = pol_tick(s, c, now);
 	gov_emit_flags(s, c, cpu, flags, now);
-	gov_remote_scan(cpu, c, ctl, now, now);
+	gov_remote_scan(cpu, c, now, now);
 }
 
 #endif /* __BPFGOV_COMMON_BPF_H */

@@ -33,7 +33,7 @@
  */
 #define IDLE_RESCHED_MASK	0x38ul
 
-static struct bpfgov_runs_cpu runs_cpu[BPFGOV_MAX_CPUS];
+static struct bpfgov_runs_cpu runs_cpu[BPFGOV_MAX_CPUS] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 static __always_inline struct bpfgov_runs_cpu *runs_of(__u32 cpu)
 {
@@ -80,8 +80,9 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(bpfgov_waking, struct task_struct *p)
 {
 	/* task_cpu(p) before select_task_rq: where the task last ran, the
-	 * CPU that usually gets the wakeup. A miss only costs one sample. */
-	gov_on_wake(BPF_CORE_READ(p, thread_info.cpu));
+	 * CPU that usually gets the wakeup. A miss only costs one sample.
+	 * A direct load (p is a trusted BTF pointer), not a probe-read call. */
+	gov_on_wake(p->thread_info.cpu);
 	return 0;
 }
 
@@ -94,23 +95,23 @@ int BPF_PROG(bpfgov_waking, struct task_struct *p)
  * whether the remote scan is due. Padded: written by its own CPU only.
  */
 #define TICK_ANCHOR_STRIDE	8	/* __u64s: a cache line per CPU */
-__u64 tick_anchor[BPFGOV_MAX_CPUS * TICK_ANCHOR_STRIDE];	/* jiffies, ns */
+__u64 tick_anchor[BPFGOV_MAX_CPUS * TICK_ANCHOR_STRIDE]	/* jiffies, ns */
+	__attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 static __always_inline void tick_estimated(__u32 cpu, struct bpfgov_cpu_state *s)
 {
 	__u64 *a = &tick_anchor[(cpu & (BPFGOV_MAX_CPUS - 1)) * TICK_ANCHOR_STRIDE];
 	struct bpfgov_config *c = gov_cfg();
-	struct bpfgov_control *ctl = gov_ctl();
 	__u64 j = bpf_jiffies64(), tick_ns, est, now;
 	__u32 flags;
 
-	if (!c || !ctl)
+	if (!c)
 		return;
 	tick_ns = (__u64)c->tick_us * POL_NS_PER_US;
 	if (a[0] && j >= a[0]) {
 		est = a[1] + (j - a[0]) * tick_ns;
 		if (!pol_tick_due(s, c, est, tick_ns, ~0ull)) {
-			gov_remote_scan(cpu, c, ctl, est, 0);
+			gov_remote_scan(cpu, c, est, 0);
 			return;
 		}
 	}
@@ -119,7 +120,7 @@ static __always_inline void tick_estimated(__u32 cpu, struct bpfgov_cpu_state *s
 	a[1] = now;
 	flags = pol_tick(s, c, now);
 	gov_emit_flags(s, c, cpu, flags, now);
-	gov_remote_scan(cpu, c, ctl, now, now);
+	gov_remote_scan(cpu, c, now, now);
 }
 
 SEC("tp_btf/local_timer_entry")

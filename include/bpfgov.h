@@ -71,7 +71,6 @@ struct bpfgov_control {
 					 * the loader at once (it applies them); the
 					 * rest wait for its next periodic drain */
 	__u64 started_ns;		/* CLOCK_MONOTONIC (bpf_ktime_get_ns) at start */
-	__u64 last_remote_scan_ns;	/* shared rate limit for remote refreshes */
 };
 
 enum bpfgov_mode {
@@ -82,7 +81,12 @@ enum bpfgov_mode {
 
 /* Per-CPU state (the `cpu_state` map, key = CPU number). Written by the
  * CPU's own hooks; wake_ts_ns is also written by wakers on other CPUs, and
- * floor/target by the remote refresh when the CPU sleeps (see policy core). */
+ * floor/target by the remote refresh when the CPU sleeps (see policy core).
+ * Cache-line aligned and padded by a full line: the map packs the entries
+ * back to back (from an address that need not be line aligned), and without
+ * the pad one CPU's counters would share a line with the next CPU's hot
+ * fields, bouncing it between the two on every event of either. */
+#define BPFGOV_CACHE_LINE	64
 struct bpfgov_cpu_state {
 	/* what the governor decided */
 	__u32 util;			/* smoothed utilization, 0..1024 */
@@ -155,7 +159,9 @@ struct bpfgov_cpu_state {
 	__u64 poll_ns;			/* residency spent in polling states */
 	__u64 rb_drops;			/* decision records lost (events ring full) */
 	__u64 tap_drops;		/* tap records lost */
-};
+	/* a line of unnamed padding (not in BTF, not in `dump`) */
+	__u64 :64, :64, :64, :64, :64, :64, :64, :64;
+} __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /* Where a CPU's next timer comes from (cpu_state.timer_src). */
 enum bpfgov_timer_src {
