@@ -499,7 +499,8 @@ static bool raise_before_wake(const struct gov *g, __u32 cpu, __u32 floor,
 static int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
 {
 	struct bpfgov_cpu_state s;
-	bool idle = cpu_idle(g, cpu, &s), prewake = false;
+	/* running here, the loader keeps its own CPU busy: no map lookup */
+	bool idle = (__u32)sched_getcpu() != cpu && cpu_idle(g, cpu, &s), prewake = false;
 	__u64 w0 = act_writes(g->act, cpu);
 	int err;
 
