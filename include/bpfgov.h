@@ -105,8 +105,10 @@ struct bpfgov_cpu_state {
 	__u64 next_timer_ns;		/* absolute, bpf_ktime_get_ns() clock (0: unknown) */
 	__u32 timer_src;		/* enum bpfgov_timer_src: where next_timer_ns comes from */
 	__u32 timer_fired;		/* a local timer interrupt ran during this residency */
-	__u32 wake_reason;		/* enum bpfgov_wake of the last idle exit */
-	__u32 entry_pick;		/* idle_pick capped by the next timer at the last idle entry */
+	/* Written by the waker's CPU: next to cur_state, which the waker
+	 * reads anyway, so that a wake-up stamp touches one cache line of
+	 * the sleeping CPU's state, not two. */
+	__u64 wake_ts_ns;		/* first wakeup aimed at this CPU while idle */
 	__u32 long_share;		/* decayed share of idles longer than poll_max_us, /1024 */
 	__u32 resid_share;		/* decayed share of idles that outlasted a timed-out poll by
 					 * more than halt's payback point, /1024 */
@@ -134,7 +136,8 @@ struct bpfgov_cpu_state {
 	__u32 dec_seq;			/* decision records emitted (record seq) */
 	__u64 last_floor_ns;		/* time of the last floor change */
 	__u64 hold_until_ns;		/* gap memory ends here unless re-armed */
-	__u64 wake_ts_ns;		/* first wakeup aimed at this CPU while idle */
+	__u32 wake_reason;		/* enum bpfgov_wake of the last idle exit */
+	__u32 entry_pick;		/* idle_pick capped by the next timer at the last idle entry */
 	__u64 last_event_ns;		/* last time any hook ran for this CPU */
 	/* idle history: decayed weight of idle worths per bin, fixed
 	 * point (1 << 10 per sample); bin k = [payback(k), payback(k+1)) */
