@@ -204,6 +204,7 @@ enum bpfgov_reason {
 	BPFGOV_R_LONG_POLL   = 7,	/* a long poll was seen: never poll on long idles */
 	BPFGOV_R_QOS         = 8,	/* pick limited by the PM QoS latency limit */
 	BPFGOV_R_COST        = 9,	/* pick changed because a measured cost changed */
+	BPFGOV_R_FIXED       = 10,	/* pick is the one state the CPU enters (no cpuidle driver) */
 	BPFGOV_R__MAX,
 };
 

@@ -505,6 +505,10 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	__u64 total = 0, acc = 0;
 	int found = 0, qos_cut = 0;
 
+	/* The CPU enters one state whatever is picked (no cpuidle driver):
+	 * the pick set at init stands, and no decision is made for nothing. */
+	if (c->idle_state_fixed)
+		return 0;
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
@@ -871,6 +875,12 @@ static __always_inline void pol_cpu_init(struct bpfgov_cpu_state *s,
 	s->idle_pick = pol_nr_states(c) - 1;
 	s->hist_pick = s->idle_pick;
 	s->ctx = s->idle_pick > 0;	/* as after an idle that a halt paid */
+	/* No cpuidle driver: the pick is the state the CPU always enters,
+	 * for good (pol_idle_select leaves it alone). */
+	if (c->idle_state_fixed) {
+		s->idle_pick = c->idle_state_fixed - 1;
+		s->pick_reason = BPFGOV_R_FIXED;
+	}
 }
 
 #endif /* __BPFGOV_POLICY_H */

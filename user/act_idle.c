@@ -125,8 +125,10 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 		return -EINVAL;
 	if (pick != BPFGOV_NO_STATE && pick >= cfg->nr_states && cfg->nr_states)
 		return -EINVAL;
-	if (!a->o.idle || !c->has_qos || !cfg->nr_states) {
-		if (a->o.idle)
+	if (!a->o.idle || !c->has_qos || !cfg->nr_states || cfg->idle_state_fixed) {
+		/* With no cpuidle driver the CPU enters one state whatever
+		 * PM QoS says: nothing to write. */
+		if (a->o.idle && !cfg->idle_state_fixed)
 			pr_debug("cpu %d: offline or no PM QoS file: pick not applied\n", cpu);
 		c->last_pick = pick;
 		c->pick_set = c->pick_ever = true;

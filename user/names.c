@@ -26,6 +26,7 @@ static const char *const reason_names[BPFGOV_R__MAX] = {
 	[BPFGOV_R_LONG_POLL] = "long_poll",
 	[BPFGOV_R_QOS] = "qos",
 	[BPFGOV_R_COST] = "cost",
+	[BPFGOV_R_FIXED] = "fixed",
 };
 
 const char *ev_kind_name(__u32 kind)

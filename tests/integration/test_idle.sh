@@ -9,20 +9,41 @@ NCPU=$(nr_possible_cpus)
 qos() { cat "/sys/devices/system/cpu/cpu$1/power/pm_qos_resume_latency_us"; }
 save_qos() { local c; for c in $(seq 0 $((NCPU - 1))); do qos "$c"; done; }
 
-# 1. Real sysfs. Ping-pong with no work makes idle periods far shorter than
-# a halt wake-up, so bpfgov picks polling and writes "n/a".
+# 1. Real sysfs. With a cpuidle driver, ping-pong with no work makes idle
+# periods far shorter than a halt wake-up, so bpfgov picks polling and
+# writes "n/a". With none, the kernel halts whatever is picked and PM QoS
+# changes nothing: the pick is fixed at halt and nothing is written.
+DRIVER=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+diag "cpuidle driver: $DRIVER"
 orig=$(save_qos)
 check "start on the real sysfs comes up" gov_start --no-floor --duration 8
-seen=no
 bg taskset -c 0,1 "$WORK" pingpong --pairs 1 --pin --work-us 0 --duration 5
-for i in $(seq 1 50); do
-	if save_qos | grep -q "n/a"; then seen=yes; break; fi
-	sleep 0.1
-done
-is "a polling pick reaches pm_qos_resume_latency_us as n/a" "$seen" yes
-sleep 1.2	# status is published once a second
-w=$(status_get '[.actuator.cpus[].writes] | add')
-check "status counts idle writes ($w)" [ "$w" -gt 0 ]
+if [ "$DRIVER" != none ]; then
+	seen=no
+	for i in $(seq 1 50); do
+		if save_qos | grep -q "n/a"; then seen=yes; break; fi
+		sleep 0.1
+	done
+	is "a polling pick reaches pm_qos_resume_latency_us as n/a" "$seen" yes
+	sleep 1.2	# status is published once a second
+	w=$(status_get '[.actuator.cpus[].writes] | add')
+	check "status counts idle writes ($w)" [ "$w" -gt 0 ]
+else
+	changed=no
+	for i in $(seq 1 40); do
+		[ "$(save_qos)" = "$orig" ] || changed=yes
+		sleep 0.1
+	done
+	is "no cpuidle driver: pm_qos_resume_latency_us is never written" "$changed" no
+	w=$(status_get '[.actuator.cpus[].writes] | add')
+	is "no cpuidle driver: status counts no idle writes" "${w//null/0}" 0
+	is "no cpuidle driver: every CPU's pick is halt (1)" \
+		"$(status_get '[.cpus[].idle_pick] | unique | join(",")')" 1
+	is "no cpuidle driver: the pick reason is fixed" \
+		"$(status_get '[.cpus[].pick_reason] | unique | join(",")')" fixed
+	p=$(status_get '[.cpus[].pick_changes] | add')
+	is "no cpuidle driver: no pick changes under ping-pong" "${p//null/0}" 0
+fi
 wait "${BG_PIDS[@]}" 2>/dev/null
 gov_wait
 is "start exits 0" "$GOV_RC" 0

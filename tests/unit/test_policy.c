@@ -1051,6 +1051,57 @@ static void test_idle_no_history_deepest_allowed(void **state)
 	assert_int_equal(m.s.idle_pick, 1);
 }
 
+/* No cpuidle driver (idle_state_fixed): the CPU halts whatever is picked,
+ * so the pick is that state from init on and never changes, over idle
+ * periods that move a driver's pick back and forth; the accounting is the
+ * same as without the setting. */
+static void test_idle_fixed_state_never_repicks(void **state)
+{
+	struct sim a, b;
+	__u32 r, k;
+	int i;
+
+	(void)state;
+	/* Without it: alternating short and long idles in the state picked
+	 * move the pick. */
+	sim_init(&a);
+	assert_int_equal(a.c.idle_state_fixed, 0);
+	for (i = 0; i < 40; i++) {
+		sim_busy(&a, 10 * US, 0);
+		sim_idle(&a, (i & 1) ? 5 * MS : 2 * US, a.s.idle_pick, 0);
+	}
+	assert_true(a.s.nr_pick_changes > 0);
+
+	/* With it, side by side with a run that enters the same state. */
+	sim_init(&a);
+	sim_init(&b);
+	b.c.idle_state_fixed = 1 + 1;
+	sim_reinit(&b);
+	assert_int_equal(b.s.idle_pick, 1);
+	assert_int_equal(b.s.pick_reason, BPFGOV_R_FIXED);
+	for (i = 0; i < 40; i++) {
+		sim_busy(&a, 10 * US, 0);
+		sim_busy(&b, 10 * US, 0);
+		sim_idle(&a, (i & 1) ? 5 * MS : 2 * US, 1, 0);
+		r = sim_idle(&b, (i & 1) ? 5 * MS : 2 * US, 1, 0);
+		assert_false(r & POL_PICK);
+		assert_int_equal(pol_idle_select(&b.s, &b.c, 1), 0);
+		assert_int_equal(b.s.idle_pick, 1);
+		assert_int_equal(b.s.pick_reason, BPFGOV_R_FIXED);
+	}
+	assert_int_equal(b.s.nr_pick_changes, 0);
+	assert_int_equal(b.s.nr_idle, a.s.nr_idle);
+	assert_int_equal(b.s.nr_too_deep, a.s.nr_too_deep);
+	assert_int_equal(b.s.nr_too_shallow, a.s.nr_too_shallow);
+	assert_int_equal(b.s.long_share, a.s.long_share);
+	assert_int_equal(b.s.expected_idle_ns, a.s.expected_idle_ns);
+	assert_int_equal(b.s.floor, a.s.floor);
+	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+		assert_int_equal(b.s.bins[k], a.s.bins[k]);
+		assert_int_equal(b.s.wake_cost_ns[k], a.s.wake_cost_ns[k]);
+	}
+}
+
 static void test_idle_history_short_picks_poll_long_picks_halt(void **state)
 {
 	struct sim m;
@@ -2676,6 +2727,7 @@ int main(void)
 		cmocka_unit_test(test_idle_payback_points),
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
 		cmocka_unit_test(test_idle_history_short_picks_poll_long_picks_halt),
+		cmocka_unit_test(test_idle_fixed_state_never_repicks),
 		cmocka_unit_test(test_idle_measured_cost_raises_payback),
 		cmocka_unit_test(test_idle_long_poll_veto),
 		cmocka_unit_test(test_idle_qos_limit),
