@@ -58,7 +58,7 @@ goal_rows() {
 	printf 'tools: hackbench speed ratio loaded/not loaded >= 0.97\t%s (median of %s rounds)\t%s\n' \
 		"$(fmt "$v" 3)" "$(j tools.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.97 && echo 1)")"
 	v=$(j tools.json .cyclictest.delta_median)
-	printf 'tools: cyclictest average latency within +2 us (idle driver %s)\t%s us (%s vs %s)\t%s\n' \
+	printf 'tools: cyclictest average latency within +2 us (idle driver %s)\t%s us (median of per-round deltas; medians on %s, off %s)\t%s\n' \
 		"$(j tools.json .idle_driver)" "$(fmt "$v" 1)" "$(fmt "$(j tools.json .cyclictest.on_median)" 1)" \
 		"$(fmt "$(j tools.json .cyclictest.off_median)" 1)" "$(verdict "$v" "$(le "$v" 2 && echo 1)")"
 
