@@ -393,21 +393,38 @@ static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
 /*
  * Refresh, from another CPU, the floor of a CPU that sleeps without events
  * (nohz idle). Only floor/target/hold are written; util and the segment stay
- * owned by the CPU itself, which recomputes the same value when it wakes.
+ * owned by the CPU itself, which recomputes the same target when it wakes.
+ *
+ * One decision per sleep at most: once the target has decayed to within
+ * the deadband of floor_min (the CPU went quiet), the floor goes to
+ * floor_min. Before that the floor stays: following the target down costs a
+ * decision per fall band while it decays, each undone by a rise when the
+ * CPU runs again, and the open segment (the last busy run, not yet in util)
+ * can even raise it. None of that would reach the hardware before the CPU
+ * wakes (no actuation wakes a sleeping CPU), and the CPU's own evaluation
+ * at its wake-up sees the same target.
  */
 POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
 						const struct bpfgov_config *c, __u64 now)
 {
-	__u32 util, hint = BPFGOV_R_IDLE_DECAY;
-
 	if (!s || !c || s->busy || !s->idle_since_ns || now <= s->idle_since_ns)
 		return 0;
 	if (now - s->idle_since_ns < (__u64)c->remote_scan_us * POL_NS_PER_US)
 		return 0;
-	util = pol_util_at(s, c, now, s->seg_busy_ns);
-	s->target = pol_target(c, util);
+	s->target = pol_target(c, pol_util_at(s, c, now, s->seg_busy_ns));
 	pol_hold_expire(s, now);
-	return pol_floor_eval(s, c, now, hint);
+	if (s->hold_floor || s->floor <= c->floor_min ||
+	    s->target - c->floor_min >= pol_max32(c->deadband, 1))
+		return 0;
+	if (s->last_floor_ns && now - s->last_floor_ns < pol_rate_limit_ns(c))
+		return 0;
+	s->floor = c->floor_min;
+	s->floor_reason = BPFGOV_R_IDLE_DECAY;
+	s->below_since_ns = 0;
+	s->fall_peak = 0;
+	s->last_floor_ns = now;
+	s->nr_floor_changes++;
+	return POL_FLOOR;
 }
 
 /* Worst of the table's exit latency and the measured wake-up cost, ns. */

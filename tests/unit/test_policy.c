@@ -898,7 +898,10 @@ static void test_gap_hold_keeps_floor_and_releases(void **state)
 
 /* tau_fall 10ms, headroom 100. Tick at 2ms: util 512, floor 512; the run
  * ends on that tick, so the open segment starts there with no busy time.
- * A refresh 10ms later: sample 0 over 10ms, step = 512 * 10 / 20 = 256. */
+ * A refresh 10ms later: sample 0 over 10ms, step = 512 * 10 / 20 = 256.
+ * The refresh follows the target (for the status) but moves the floor only
+ * once, straight to floor_min, when the target has decayed to within the
+ * deadband of it. */
 static void test_remote_refresh_idle_decay(void **state)
 {
 	struct sim m;
@@ -929,22 +932,19 @@ static void test_remote_refresh_idle_decay(void **state)
 	before = m.s;
 	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 10 * MS - 1), 0);
 	assert_memory_equal(&before, &m.s, sizeof(before));
-	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 10 * MS), POL_FLOOR);
+	/* 10ms: the target follows (256), the floor stays */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 10 * MS), 0);
 	assert_int_equal(m.s.target, 256);
-	assert_int_equal(m.s.floor, 256);
-	assert_int_equal(m.s.floor_reason, BPFGOV_R_IDLE_DECAY);
+	assert_int_equal(m.s.floor, 512);
 	/* util and the segment stay owned by the CPU */
 	assert_int_equal(m.s.util, 512);
 	assert_int_equal(m.s.seg_start_ns, idle0);
-	/* 30ms: step = 512 * 30 / 40 = 384 -> 128 */
-	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 30 * MS), POL_FLOOR);
-	assert_int_equal(m.s.floor, 128);
-	assert_int_equal(m.s.floor_reason, BPFGOV_R_IDLE_DECAY);
-	/* rate limit applies: 1ms later with a lower target, held */
-	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 31 * MS), 0);
-	assert_int_equal(m.s.floor, 128);
-	/* the CPU wakes and computes the same util the refresh predicted:
-	 * at 30ms it would have been 128 -> wake at exactly 30ms */
+	/* 30ms: step = 512 * 30 / 40 = 384 -> 128, the floor still stays */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 30 * MS), 0);
+	assert_int_equal(m.s.target, 128);
+	assert_int_equal(m.s.floor, 512);
+	assert_int_equal(m.s.nr_floor_changes, 1);
+	/* the CPU wakes and computes the same util the refresh predicted */
 	{
 		struct sim w = m;
 		__u64 res, lat;
@@ -952,15 +952,48 @@ static void test_remote_refresh_idle_decay(void **state)
 		pol_idle_exit(&w.s, &w.c, idle0 + 30 * MS, &res, &lat);
 		pol_busy_begin(&w.s, &w.c, idle0 + 30 * MS);
 		assert_int_equal(w.s.util, 128);
+		assert_int_equal(w.s.floor, 128);
 	}
+	/* 400ms: 512 * 10 / 410 -> 12, within the deadband (16) of floor_min:
+	 * one decision, to floor_min */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 400 * MS), POL_FLOOR);
+	assert_true(m.s.target < m.c.deadband);
+	assert_int_equal(m.s.floor, 0);
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_IDLE_DECAY);
+	assert_int_equal(m.s.nr_floor_changes, 2);
+	/* and none after it */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 2 * SEC), 0);
+	assert_int_equal(m.s.nr_floor_changes, 2);
 }
 
-/* With a hold armed, a sleeping CPU keeps the hold until hold_ms after
- * the arming gap, then the refresh releases it. */
+/* The open segment holds the last busy run, not yet in util: over a sleep
+ * still short next to that run it raises the target. A sleeping CPU's floor
+ * never rises for it. */
+static void test_remote_refresh_never_raises(void **state)
+{
+	struct sim m;
+	__u64 idle0;
+
+	(void)state;
+	sim_init(&m);
+	sim_busy(&m, 100 * US, 0);
+	sim_idle(&m, 20 * MS, 1, 0);
+	sim_busy(&m, 3 * MS, 0);		/* below tick_busy_us: not in util yet */
+	idle0 = m.now;
+	pol_idle_enter(&m.s, &m.c, 1, idle0);
+	assert_true(m.s.floor < 64);
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 10 * MS), 0);
+	assert_true(m.s.target > m.s.floor + m.c.deadband);
+	assert_true(m.s.floor < 64);
+}
+
+/* With a hold armed, a sleeping CPU keeps its floor: the refresh releases
+ * the hold hold_ms after the arming gap, and the CPU's own evaluation
+ * lowers the floor when it wakes. */
 static void test_remote_refresh_hold_release(void **state)
 {
 	struct sim m;
-	__u64 idle0, armed;
+	__u64 idle0, armed, res, lat;
 
 	(void)state;
 	gap_setup(&m);
@@ -972,23 +1005,24 @@ static void test_remote_refresh_hold_release(void **state)
 	pol_busy_end(&m.s, &m.c, m.now);
 	idle0 = m.now;
 	pol_idle_enter(&m.s, &m.c, 1, idle0);
-	/* at 10ms and 20ms the target is far below 784 but the hold keeps
-	 * the floor at 784 (first write from 896 to 784 at 10ms) */
-	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 10 * MS), POL_FLOOR);
+	assert_int_equal(m.s.floor, 896);
+	/* at 10ms and 20ms the target is far below 784 but the hold stays */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 10 * MS), 0);
 	assert_true(m.s.target < 784);
-	assert_int_equal(m.s.floor, 784);
-	assert_int_equal(m.s.floor_reason, BPFGOV_R_GAP_HOLD);
 	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 20 * MS), 0);
 	assert_int_equal(pol_remote_refresh(&m.s, &m.c, armed + 30 * MS - 1), 0);
 	assert_int_equal(m.s.hold_floor, 784);
-	assert_int_equal(m.s.floor, 784);
-	/* hold_ms (30ms) after the arming gap: released, floor falls to the
-	 * target */
-	assert_int_equal(pol_remote_refresh(&m.s, &m.c, armed + 30 * MS), POL_FLOOR);
+	assert_int_equal(m.s.floor, 896);
+	/* hold_ms (30ms) after the arming gap: released, the floor stays
+	 * (the target is still well above floor_min) */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, armed + 30 * MS), 0);
 	assert_int_equal(m.s.hold_floor, 0);
+	assert_int_equal(m.s.floor, 896);
+	/* the CPU wakes: its own evaluation falls to the target */
+	pol_idle_exit(&m.s, &m.c, armed + 31 * MS, &res, &lat);
+	assert_int_equal(pol_busy_begin(&m.s, &m.c, armed + 31 * MS), POL_FLOOR);
 	assert_int_equal(m.s.floor, m.s.target);
 	assert_true(m.s.floor < 784);
-	assert_int_equal(m.s.floor_reason, BPFGOV_R_IDLE_DECAY);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2723,6 +2757,7 @@ int main(void)
 		cmocka_unit_test(test_gap_no_arm),
 		cmocka_unit_test(test_gap_hold_keeps_floor_and_releases),
 		cmocka_unit_test(test_remote_refresh_idle_decay),
+		cmocka_unit_test(test_remote_refresh_never_raises),
 		cmocka_unit_test(test_remote_refresh_hold_release),
 		cmocka_unit_test(test_idle_payback_points),
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
