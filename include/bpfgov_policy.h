@@ -26,8 +26,9 @@
  * is made at once but only once the floor is more than rise_band of the
  * target below it; a fall waits fall_delay_us, goes to the target's peak
  * over that wait, and only if that is more than fall_band of the floor
- * lower. Changes smaller than the deadband and changes faster than the
- * rate limit (never below the platform's transition latency) are not made.
+ * lower (and once the target settled). Changes smaller than the deadband
+ * and changes faster than the rate limit (never below the platform's
+ * transition latency) are not made.
  *
  * Idle choice. A state pays back when the idle period (time until the
  * wakeup, without the state's own exit cost) is at least its measured
@@ -162,7 +163,11 @@ static __always_inline __u64 pol_open_busy(const struct bpfgov_cpu_state *s, __u
  * - a fall waits until the target stayed below the floor for fall_delay_us
  *   and goes to the highest value the target took in that window (not to
  *   its latest trough), and only if that is more than fall_band/1024 of
- *   the floor below it; otherwise the window starts again;
+ *   the floor below it; otherwise the window starts again. It also starts
+ *   again, from the target at its end, when the target is still falling
+ *   then (more than half the fall band below the window's peak, as while
+ *   util decays after a burst): the floor comes down in one fall, not in a
+ *   staircase of one per window;
  * - changes smaller than the deadband are never made; reaching either
  *   clamp always is (a fall to floor_min is not delayed: a CPU that went
  *   quiet gets there through the gap memory's own expiry and the remote
@@ -229,6 +234,14 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 			s->fall_peak = pol_max32(s->fall_peak, want);
 			if (now - s->below_since_ns < (__u64)c->fall_delay_us * POL_NS_PER_US)
 				return 0;
+			/* Still falling (now more than half the fall band
+			 * below the window's peak): a fall to that peak
+			 * would be followed by another one. */
+			if ((s->fall_peak - now_want) * 2 * BPFGOV_SCALE > s->fall_peak * c->fall_band) {
+				s->below_since_ns = now ? now : 1;
+				s->fall_peak = now_want;
+				return 0;
+			}
 			want = s->fall_peak;
 		}
 		if (!pol_fall_worth(c, s->floor, want)) {

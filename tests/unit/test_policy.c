@@ -2139,7 +2139,9 @@ static void test_floor_fall_band_peak(void **state)
 	m.s.target = 450;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 6 * MS, 0), 0);
 	assert_int_equal(m.s.fall_peak, 620);
-	/* the window ends: to the peak, not to the latest trough */
+	/* the window ends: to the peak, not to the trough in it nor to the
+	 * target at its end */
+	m.s.target = 600;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 10 * MS, 0), POL_FLOOR);
 	assert_int_equal(m.s.floor, 620);
 	assert_int_equal(m.s.floor_reason, BPFGOV_R_UTIL_FALL);
@@ -2159,9 +2161,31 @@ static void test_floor_fall_band_peak(void **state)
 	/* the next window's peak, 649, is: (800 - 649) * 1024 = 154624 */
 	m.s.target = 649;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 15 * MS, 0), 0);
-	m.s.target = 100;
+	m.s.target = 600;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 20 * MS, 0), POL_FLOOR);
 	assert_int_equal(m.s.floor, 649);
+
+	/* a target still falling at the window's end (more than half the
+	 * fall band below its peak): no fall to a peak that another fall
+	 * would follow; the window starts again from there */
+	t += 100 * MS;
+	m.s.floor = 800;
+	m.s.target = 700;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
+	m.s.target = 600;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 5 * MS, 0), 0);
+	/* (700 - 500) * 2048 > 700 * 192 */
+	m.s.target = 500;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 10 * MS, 0), 0);
+	assert_int_equal(m.s.floor, 800);
+	assert_int_equal(m.s.below_since_ns, t + 10 * MS);
+	assert_int_equal(m.s.fall_peak, 500);
+	/* settled: (500 - 460) * 2048 <= 500 * 192; one fall, to the peak */
+	m.s.target = 470;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 15 * MS, 0), 0);
+	m.s.target = 460;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 20 * MS, 0), POL_FLOOR);
+	assert_int_equal(m.s.floor, 500);
 
 	/* the rate limit holds a due fall back: the window is kept and a
 	 * later, higher target still counts */
