@@ -26,7 +26,7 @@
 	X(transition_latency_us, 0,    0, 1000000, "us",  "platform transition latency; rate limit never below it (0: unknown)") \
 	X(deadband,             16,    0,    512, "/1024", "smallest floor change worth a write") \
 	X(fall_delay_us,     10000,    0, 1000000, "us",  "the floor falls only once the target stayed below it this long and settled (ends within half of fall_band of its peak), to that peak (0: at once)") \
-	X(rise_band,           160,    0,    512, "/1024", "the floor rises (at once) only once it is more than this share of the target below it") \
+	X(rise_band,           256,    0,    512, "/1024", "the floor rises (at once) only once it is more than this share of the target below it") \
 	X(fall_band,           192,    0,    512, "/1024", "the floor falls only if the target's peak over fall_delay_us is more than this share of the floor below it") \
 	X(nr_states,             2,    1, BPFGOV_MAX_STATES, "", "idle states (filled from the cpuidle driver)") \
 	X(payback_pct,         200,   10,   1000, "%",    "a state pays back once idle >= measured wake cost x this") \

@@ -2044,8 +2044,8 @@ static void test_floor_fall_delay(void **state)
 }
 
 /* Rise band: a rise is made at once, but only once the floor is more than
- * rise_band/1024 of the target below it. Default 160: with floor 500 the
- * threshold is (t - 500) * 1024 > t * 160, i.e. t > 592.59. */
+ * rise_band/1024 of the target below it. Default 256: with floor 500 the
+ * threshold is (t - 500) * 1024 > t * 256, i.e. t > 666.67. */
 static void test_floor_rise_band(void **state)
 {
 	struct sim m;
@@ -2054,22 +2054,22 @@ static void test_floor_rise_band(void **state)
 	(void)state;
 	sim_init(&m);
 	m.c.rate_limit_us = 0;
-	assert_int_equal(m.c.rise_band, 160);
+	assert_int_equal(m.c.rise_band, 256);
 	m.s.floor = 500;
-	m.s.target = 592;			/* 92 * 1024 = 94208 <= 592 * 160 = 94720 */
+	m.s.target = 666;			/* 166 * 1024 = 169984 <= 666 * 256 = 170496 */
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t, 0), 0);
 	assert_int_equal(m.s.floor, 500);
-	m.s.target = 593;			/* 93 * 1024 = 95232 > 94880 */
+	m.s.target = 667;			/* 167 * 1024 = 171008 > 170752 */
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 1, 0), POL_FLOOR);
-	assert_int_equal(m.s.floor, 593);	/* to the whole target */
+	assert_int_equal(m.s.floor, 667);	/* to the whole target */
 	assert_int_equal(m.s.floor_reason, BPFGOV_R_UTIL_RISE);
 	/* a target above the floor within the band cancels a pending fall */
 	m.s.target = 300;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 2, 0), 0);
 	assert_int_equal(m.s.below_since_ns, t + 2);
-	m.s.target = 600;
+	m.s.target = 700;
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 3, 0), 0);
-	assert_int_equal(m.s.floor, 593);
+	assert_int_equal(m.s.floor, 667);
 	assert_int_equal(m.s.below_since_ns, 0);
 	assert_int_equal(m.s.fall_peak, 0);
 	/* the lowest floor is left at once: any rise past the deadband */
@@ -2081,7 +2081,7 @@ static void test_floor_rise_band(void **state)
 	assert_int_equal(m.s.floor, 16);
 	/* reaching floor_max is always written, inside the band too */
 	m.s.floor = 900;
-	m.s.target = 1024;			/* 124 * 1024 <= 1024 * 160 */
+	m.s.target = 1024;			/* 124 * 1024 <= 1024 * 256 */
 	assert_int_equal(pol_floor_eval(&m.s, &m.c, t + 6, 0), POL_FLOOR);
 	assert_int_equal(m.s.floor, 1024);
 	m.c.floor_max = 800;
