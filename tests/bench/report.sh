@@ -58,9 +58,14 @@ goal_rows() {
 	printf 'tools: hackbench speed ratio loaded/not loaded >= 0.97\t%s (median of %s rounds)\t%s\n' \
 		"$(fmt "$v" 3)" "$(j tools.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.97 && echo 1)")"
 	v=$(j tools.json .cyclictest.delta_median)
-	printf 'tools: cyclictest average latency within +2 us (idle driver %s)\t%s us (median of per-round deltas; medians on %s, off %s)\t%s\n' \
-		"$(j tools.json .idle_driver)" "$(fmt "$v" 1)" "$(fmt "$(j tools.json .cyclictest.on_median)" 1)" \
+	printf 'tools: cyclictest average latency within +2 us (idle driver %s)\t%s us (median of %s per-round deltas, 95%% CI %s .. %s; medians on %s, off %s)\t%s\n' \
+		"$(j tools.json .idle_driver)" "$(fmt "$v" 1)" "$(j tools.json '.cyclictest.deltas | map(select(. != null)) | length')" \
+		"$(fmt "$(j tools.json '.cyclictest.delta_ci95[0]')" 1)" "$(fmt "$(j tools.json '.cyclictest.delta_ci95[1]')" 1)" \
+		"$(fmt "$(j tools.json .cyclictest.on_median)" 1)" \
 		"$(fmt "$(j tools.json .cyclictest.off_median)" 1)" "$(verdict "$v" "$(le "$v" 2 && echo 1)")"
+	v=$(j tools.json .cyclictest.decisions_per_s_cpu_median)
+	printf 'tools: <= 50 decisions/s per CPU on a periodic load (cyclictest)\t%s (median of rounds)\t%s\n' \
+		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 50 && echo 1)")"
 
 	v=$(j overhead.json '[.prog_all[].ns_per_call | select(. != null)] | max')
 	worst=$(j overhead.json '[.prog_all[] | select(.ns_per_call != null)] | max_by(.ns_per_call) | .name')
@@ -152,12 +157,21 @@ doc_tools() {
 	echo "## 1b. The field's own tools"
 	echo
 	[ -s "$OUT/tools.json" ] || { echo "Not run."; echo; return; }
-	jq -r '"`perf bench sched pipe`, `hackbench` and `cyclictest`, bpfgov at its defaults (trace mode, actuating what the machine has) vs not loaded, \(.rounds) rounds alternating. cpuidle driver: `\(.idle_driver)`\(if .idle_driver == "none" then " (bpfgov cannot change the idle state without one, so cyclictest should not move)" else "" end). Load average after the section: \(.load).",
+	jq -r '"`perf bench sched pipe` and `hackbench`, bpfgov at its defaults (trace mode, actuating what the machine has) vs not loaded, \(.rounds) rounds alternating. Load average after the section: \(.load).",
 		"",
-		"| round | pipe ops/s off | on | ratio | hackbench s off | on | speed ratio | cyclictest avg us off | on | delta |", "|---|---|---|---|---|---|---|---|---|---|",
+		"| round | pipe ops/s off | on | ratio | hackbench s off | on | speed ratio |", "|---|---|---|---|---|---|---|",
 		(range(0; .pipe.ratios | length) as $i |
-		 "| \($i + 1) | \(.pipe.off[$i]) | \(.pipe.on[$i]) | \(.pipe.ratios[$i] // null | if . then (. * 1000 | round / 1000) else "n/a" end) | \(.hackbench.off[$i]) | \(.hackbench.on[$i]) | \(.hackbench.ratios[$i] // null | if . then (. * 1000 | round / 1000) else "n/a" end) | \(.cyclictest.off[$i]) | \(.cyclictest.on[$i]) | \(.cyclictest.deltas[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) |"),
-		"| **median** | | | **\(.pipe.ratio_median // "n/a")** | | | **\(.hackbench.ratio_median // "n/a")** | | | **\(.cyclictest.delta_median // "n/a")** |"' \
+		 "| \($i + 1) | \(.pipe.off[$i]) | \(.pipe.on[$i]) | \(.pipe.ratios[$i] // null | if . then (. * 1000 | round / 1000) else "n/a" end) | \(.hackbench.off[$i]) | \(.hackbench.on[$i]) | \(.hackbench.ratios[$i] // null | if . then (. * 1000 | round / 1000) else "n/a" end) |"),
+		"| **median** | | | **\(.pipe.ratio_median // "n/a")** | | | **\(.hackbench.ratio_median // "n/a")** |",
+		"",
+		"`cyclictest` (average wake-up latency of its two threads), \(.cyclictest.rounds) rounds of \(.cyclictest.seconds) s alternating, each `on` run with a fresh `govloader start`. cpuidle driver: `\(.idle_driver)`\(if .idle_driver == "none" then " (bpfgov cannot change the idle state without one, so cyclictest should not move)" else "" end). The average of one run moves by several us from run to run whether bpfgov is loaded or not (on a virtual machine the halt wake-up is the host'"'"'s), so the figure is the median of the per-round deltas, with its distribution-free 95% confidence interval (order statistics) and quartiles; decisions/s per CPU are those bpfgov made while the periodic load ran.",
+		"",
+		"| round | avg us off | on | delta | decisions/s per CPU |", "|---|---|---|---|---|",
+		(range(0; .cyclictest.on | length) as $i |
+		 "| \($i + 1) | \(.cyclictest.off[$i]) | \(.cyclictest.on[$i]) | \(.cyclictest.deltas[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) | \(.cyclictest.decisions_per_s_cpu[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) |"),
+		"| **median** | \(.cyclictest.off_median // "n/a") | \(.cyclictest.on_median // "n/a") | **\(.cyclictest.delta_median // "n/a")** | \(.cyclictest.decisions_per_s_cpu_median // null | if . then (. * 10 | round / 10) else "n/a" end) |",
+		"",
+		"Per-round deltas: 95% CI of the median \(.cyclictest.delta_ci95 // ["n/a", "n/a"] | map(tostring) | join(" .. ")) us, quartiles \(.cyclictest.delta_q25 // "n/a") .. \(.cyclictest.delta_q75 // "n/a") us."' \
 		"$OUT/tools.json"
 	echo
 	cmds tools

@@ -13,7 +13,8 @@
 #             actuation) vs not, alternating rounds; the loader's CPU time
 #             and decisions/s; ns per call of each BPF program (bpf_stats)
 #   tools     perf bench sched pipe, hackbench, cyclictest: bpfgov at its
-#             defaults vs not loaded, alternating rounds
+#             defaults vs not loaded, alternating rounds (cyclictest in
+#             many short rounds of its own: see sec_tools)
 #   latency   decision -> completed write, fake MSR/sysfs roots, --report
 #   ringbuf   decision/event rates and drops under switchstorm, with and
 #             without `tail --all --json` attached
@@ -26,7 +27,7 @@
 # to docs/bench/ beside the doc, which shows them.
 #
 # Environment: BENCH_QUICK=1 (short runs, for trying the script),
-# BENCH_ROUNDS, BENCH_OUT (raw results, default build/bench),
+# BENCH_ROUNDS, BENCH_CT_ROUNDS (cyclictest rounds, default 30), BENCH_OUT (raw results, default build/bench),
 # BENCH_DOC (default docs/BENCHMARKS.md; BENCH_DOC=- skips the doc),
 # BENCH_PIN (pin root, default /sys/fs/bpf/bpfgov-bench),
 # BENCH_QUIET_WAIT (seconds each section waits for other work to use < 10%
@@ -54,11 +55,11 @@ export BPFGOV_RUN_DIR=${BPFGOV_RUN_DIR:-/run/bpfgov-bench}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	ROUNDS=${BENCH_ROUNDS:-3}; PP_S=1; SHOOT_S=1; LAT_S=4; STORM_S=2; STATS_S=1
 	SWEEP_STEP_S=1; PP_TRACE_S=2; JUDGE_S=3; REC_S=2
-	TOOL_ROUNDS=2; PIPE_LOOPS=20000; HB_LOOPS=100; CT_S=2
+	TOOL_ROUNDS=2; PIPE_LOOPS=20000; HB_LOOPS=100; CT_S=1; CT_ROUNDS=4
 else
 	ROUNDS=${BENCH_ROUNDS:-15}; PP_S=2; SHOOT_S=3; LAT_S=12; STORM_S=5; STATS_S=3
 	SWEEP_STEP_S=3; PP_TRACE_S=5; JUDGE_S=10; REC_S=4
-	TOOL_ROUNDS=5; PIPE_LOOPS=100000; HB_LOOPS=500; CT_S=3
+	TOOL_ROUNDS=5; PIPE_LOOPS=100000; HB_LOOPS=500; CT_S=1; CT_ROUNDS=${BENCH_CT_ROUNDS:-30}
 fi
 STORM_THREADS=64
 WORKS="0 20 100 500"
@@ -104,7 +105,8 @@ sec_overhead() {
 				# decisions (per CPU), over the two runs.
 				c1=$(proc_ticks "$GOV_PID"); d1=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t1=$(now_s)
 				cpu+=("$(calc "100 * ($c1 - $c0) / $(getconf CLK_TCK) / ($t1 - $t0)")")
-				dps+=("$(calc "($d1 - $d0) / ($t1 - $t0) / $NCPU")")
+				got_dps=$(calc "($d1 - $d0) / ($t1 - $t0) / $NCPU")
+				dps+=("$got_dps")
 				gov_down
 			fi
 			if [ "$m" = on ]; then
@@ -190,7 +192,7 @@ sec_tools() {
 	local r m order t v
 	local -A res
 	SEC=tools
-	hdr "1b. perf bench sched pipe, hackbench, cyclictest: bpfgov (defaults) vs not loaded, $TOOL_ROUNDS rounds"
+	hdr "1b. perf bench sched pipe, hackbench, cyclictest: bpfgov (defaults) vs not loaded, $TOOL_ROUNDS rounds (cyclictest $CT_ROUNDS)"
 	for t in perf hackbench cyclictest; do
 		command -v $t >/dev/null || { say "  $t: not installed (scripts/deps.sh installs linux-perf and rt-tests)"; return 0; }
 	done
@@ -198,35 +200,78 @@ sec_tools() {
 		if [ $((r % 2)) = 1 ]; then order="off on"; else order="on off"; fi
 		for m in $order; do
 			if [ "$m" = on ]; then gov_up tools-on || continue; sleep 0.5; fi
-			for t in pipe hackbench cyclictest; do
+			for t in pipe hackbench; do
 				v=$(tool_run $t)
 				res[$m.$t]="${res[$m.$t]:-} $v"
 			done
 			[ "$m" = on ] && gov_down
 		done
-		say "  round $r: pipe off/on$(printf ' %s' $(echo ${res[off.pipe]} | awk '{print $NF}') $(echo ${res[on.pipe]} | awk '{print $NF}')) ops/s, hackbench$(printf ' %s' $(echo ${res[off.hackbench]} | awk '{print $NF}') $(echo ${res[on.hackbench]} | awk '{print $NF}')) s, cyclictest avg$(printf ' %s' $(echo ${res[off.cyclictest]} | awk '{print $NF}') $(echo ${res[on.cyclictest]} | awk '{print $NF}')) us (load $(load1))"
+		say "  round $r: pipe off/on$(printf ' %s' $(echo ${res[off.pipe]} | awk '{print $NF}') $(echo ${res[on.pipe]} | awk '{print $NF}')) ops/s, hackbench$(printf ' %s' $(echo ${res[off.hackbench]} | awk '{print $NF}') $(echo ${res[on.hackbench]} | awk '{print $NF}')) s (load $(load1))"
+	done
+
+	# cyclictest. Its average moves by 5-10 us from one run of a few
+	# seconds to the next with bpfgov loaded or not (the halt wake-up of a
+	# virtual CPU is the host's), so a handful of rounds cannot tell a
+	# 2 us difference: many short rounds of their own, alternating, each
+	# with a fresh loader; the figure is the median of the per-round
+	# deltas, with its 95% confidence interval. Also the decisions the
+	# periodic load caused (per CPU and second), while it ran.
+	local on=() off=() dps=() got_on got_off got_dps d0 d1 t0 t1
+	for r in $(seq 1 "$CT_ROUNDS"); do
+		if [ $((r % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+		got_on=null; got_off=null; got_dps=null
+		for m in $order; do
+			if [ "$m" = on ]; then
+				gov_up tools-ct || continue
+				sleep 0.5
+				d0=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t0=$(now_s)
+				got_on=$(tool_run cyclictest)
+				d1=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t1=$(now_s)
+				got_dps=$(calc "($d1 - $d0) / ($t1 - $t0) / $NCPU")
+				dps+=("$got_dps")
+				gov_down
+			else
+				got_off=$(tool_run cyclictest)
+			fi
+		done
+		on+=("$got_on"); off+=("$got_off")
+		say "  cyclictest round $r: avg off/on $got_off $got_on us, delta $(calc "$got_on - $got_off"), decisions/s per CPU $(fmt "$got_dps" 1) (load $(load1))"
 	done
 	note_cmd tools "./govloader start --pin-root $PIN   # the 'on' rows"
 	arr() { printf '%s\n' $1 | jq -s .; }
 	jq -n --argjson pon "$(arr "${res[on.pipe]}")" --argjson poff "$(arr "${res[off.pipe]}")" \
 	      --argjson hon "$(arr "${res[on.hackbench]}")" --argjson hoff "$(arr "${res[off.hackbench]}")" \
-	      --argjson con "$(arr "${res[on.cyclictest]}")" --argjson coff "$(arr "${res[off.cyclictest]}")" \
+	      --argjson con "$(arr "${on[*]}")" --argjson coff "$(arr "${off[*]}")" \
+	      --argjson dps "$(arr "${dps[*]:-}")" --argjson ct_rounds "$CT_ROUNDS" --argjson ct_s "$CT_S" \
 	      --arg driver "$(idle_driver)" --arg load "$(loadavg)" --argjson rounds "$TOOL_ROUNDS" '
 		def med: map(select(. != null)) | sort |
 			if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
 			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		def q(p): map(select(. != null)) | sort | if length == 0 then null else .[(length - 1) * p | round] end;
+		# Distribution-free 95% interval of a median: the order
+		# statistics n/2 -+ 0.98 sqrt(n) (binomial, normal approximation).
+		def ci: map(select(. != null)) | sort | length as $n |
+			if $n < 6 then null else ((($n / 2) - 0.98 * ($n | sqrt)) | floor) as $k |
+				[.[$k], .[$n - 1 - $k]] end;
 		def ratios(a; b): [range(0; [a, b | length] | min) | (if a[.] and b[.] then a[.] / b[.] else null end)];
 		{rounds: $rounds, idle_driver: $driver, load: $load,
 		 pipe: {on: $pon, off: $poff, ratios: ratios($pon; $poff)},
 		 hackbench: {on: $hon, off: $hoff, ratios: ratios($hoff; $hon)},
-		 cyclictest: {on: $con, off: $coff, deltas: [range(0; [$con, $coff | length] | min) as $i |
-			(if $con[$i] and $coff[$i] then $con[$i] - $coff[$i] else null end)]}} |
+		 cyclictest: {rounds: $ct_rounds, seconds: $ct_s, on: $con, off: $coff,
+			deltas: [range(0; [$con, $coff | length] | min) as $i |
+			(if $con[$i] and $coff[$i] then $con[$i] - $coff[$i] else null end)],
+			decisions_per_s_cpu: $dps}} |
 		.pipe.ratio_median = (.pipe.ratios | med) |
 		.hackbench.ratio_median = (.hackbench.ratios | med) |
 		.cyclictest.delta_median = (.cyclictest.deltas | med) |
+		.cyclictest.delta_q25 = (.cyclictest.deltas | q(0.25)) |
+		.cyclictest.delta_q75 = (.cyclictest.deltas | q(0.75)) |
+		.cyclictest.delta_ci95 = (.cyclictest.deltas | ci) |
+		.cyclictest.decisions_per_s_cpu_median = (.cyclictest.decisions_per_s_cpu | med) |
 		.cyclictest.on_median = (.cyclictest.on | med) | .cyclictest.off_median = (.cyclictest.off | med)' \
 		>"$OUT/tools.json"
-	jq -r '"  median: pipe ratio \(.pipe.ratio_median), hackbench ratio (time off/on) \(.hackbench.ratio_median), cyclictest avg +\(.cyclictest.delta_median) us"' "$OUT/tools.json"
+	jq -r '"  median: pipe ratio \(.pipe.ratio_median), hackbench ratio (time off/on) \(.hackbench.ratio_median)",
+	       "  cyclictest avg: median of \(.cyclictest.deltas | map(select(. != null)) | length) per-round deltas \(.cyclictest.delta_median) us (95% CI \(.cyclictest.delta_ci95 // ["n/a", "n/a"] | join(" .. ")), quartiles \(.cyclictest.delta_q25) .. \(.cyclictest.delta_q75)); decisions/s per CPU median \(.cyclictest.decisions_per_s_cpu_median)"' "$OUT/tools.json"
 }
 
 # ------------------------------------------------------------- 2. latency
