@@ -415,18 +415,26 @@ static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
  * CPU runs again, and the open segment (the last busy run, not yet in util)
  * can even raise it. None of that would reach the hardware before the CPU
  * wakes (no actuation wakes a sleeping CPU), and the CPU's own evaluation
- * at its wake-up sees the same target.
+ * at its wake-up sees the same target. Not before the CPU slept hold_ms
+ * either (a short gap before its last busy run is then older than the
+ * gap memory, and than the HWP stall it guards against), and a floor
+ * within twice the deadband of floor_min is left alone: a fall that small
+ * would be undone by the next wake-up's rise, two decisions for nothing.
  */
 POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
 						const struct bpfgov_config *c, __u64 now)
 {
+	__u64 slept;
+
 	if (!s || !c || s->busy || !s->idle_since_ns || now <= s->idle_since_ns)
 		return 0;
-	if (now - s->idle_since_ns < (__u64)c->remote_scan_us * POL_NS_PER_US)
+	slept = now - s->idle_since_ns;
+	if (slept < (__u64)c->remote_scan_us * POL_NS_PER_US)
 		return 0;
 	s->target = pol_target(c, pol_util_at(s, c, now, s->seg_busy_ns));
 	pol_hold_expire(s, now);
-	if (s->hold_floor || s->floor <= c->floor_min ||
+	if (s->hold_floor || slept < (__u64)c->hold_ms * 1000000ull ||
+	    s->floor < c->floor_min + 2 * pol_max32(c->deadband, 1) ||
 	    s->target - c->floor_min >= pol_max32(c->deadband, 1))
 		return 0;
 	if (s->last_floor_ns && now - s->last_floor_ns < pol_rate_limit_ns(c))

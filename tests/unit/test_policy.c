@@ -966,6 +966,37 @@ static void test_remote_refresh_idle_decay(void **state)
 	assert_int_equal(m.s.nr_floor_changes, 2);
 }
 
+/* The refresh's one fall waits until the CPU slept hold_ms, and leaves a
+ * floor within twice the deadband of floor_min alone. */
+static void test_remote_refresh_quiet_only(void **state)
+{
+	struct sim m;
+	__u64 idle0;
+
+	(void)state;
+	sim_init(&m);
+	m.c.hold_ms = 100;
+	m.c.remote_scan_us = 1000;
+	sim_busy(&m, 5 * MS, 0);
+	idle0 = m.now;
+	pol_idle_enter(&m.s, &m.c, 1, idle0);
+	m.s.target = 0;
+	m.s.util = 0;			/* a target within the deadband at once */
+	m.s.seg_busy_ns = 0;
+	m.s.floor = 100;
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 50 * MS), 0);
+	assert_int_equal(m.s.floor, 100);
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 100 * MS), POL_FLOOR);
+	assert_int_equal(m.s.floor, 0);
+	/* 2 * deadband - 1 above floor_min: left */
+	m.s.floor = 2 * m.c.deadband - 1;
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 200 * MS), 0);
+	assert_int_equal(m.s.floor, 2 * m.c.deadband - 1);
+	m.s.floor = 2 * m.c.deadband;
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 300 * MS), POL_FLOOR);
+	assert_int_equal(m.s.floor, 0);
+}
+
 /* The open segment holds the last busy run, not yet in util: over a sleep
  * still short next to that run it raises the target. A sleeping CPU's floor
  * never rises for it. */
@@ -2782,6 +2813,7 @@ int main(void)
 		cmocka_unit_test(test_gap_hold_keeps_floor_and_releases),
 		cmocka_unit_test(test_remote_refresh_idle_decay),
 		cmocka_unit_test(test_remote_refresh_never_raises),
+		cmocka_unit_test(test_remote_refresh_quiet_only),
 		cmocka_unit_test(test_remote_refresh_hold_release),
 		cmocka_unit_test(test_idle_payback_points),
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
