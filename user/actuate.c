@@ -4,9 +4,10 @@
  *
  * Every register or file we may change is a "knob". Before the first write
  * to a knob its original is captured by act_save_original() (the single
- * place a crash-safety journal hooks into), writes happen only on change,
- * act_reassert() rewrites knobs that someone else changed, and act_restore()
- * puts every original back byte-exact.
+ * place a crash-safety journal hooks into; act_save_all() captures them
+ * ahead, at start), writes happen only on change, act_reassert() rewrites
+ * knobs that someone else changed, and act_restore() puts every original
+ * of a written knob back byte-exact.
  *
  * This file is the knob core and the public interface (actuate.h); the
  * backends live in act_msr.c (intel-hwp, amd-cppc), act_cpufreq.c and
@@ -47,8 +48,8 @@ int read_norm(const char *path, char *buf, size_t size)
 /* Save / write / restore                                              */
 
 /*
- * The single place where originals are captured, right before the first
- * write to a knob (@cur: the register's 8 bytes, or the file's exact text).
+ * The single place where originals are captured, before the first write
+ * to a knob (@cur: the register's 8 bytes, or the file's exact text).
  * A state journal for crash safety hooks in here (act_set_save_hook).
  */
 int act_save_original(struct actuator *a, struct knob *k, __u64 cur,
@@ -243,6 +244,48 @@ int file_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
 	return 0;
 }
 
+/* One knob's original, saved now (no write follows yet). */
+static int knob_save_ahead(struct actuator *a, struct knob *k)
+{
+	char raw[KNOB_TEXT];
+	size_t len;
+	__u64 cur;
+	int err;
+
+	if (!k->path || k->saved)
+		return 0;
+	if (k->is_msr)
+		err = msr_read(k->fd, k->is_file, k->msr, &cur);
+	else
+		err = knob_read(a, k, raw, sizeof(raw), &len);
+	if (err) {
+		pr_warn("cannot read %s: %s\n", k->path, strerror(-err));
+		return err;
+	}
+	return k->is_msr ? act_save_original(a, k, cur, NULL, 0)
+			 : act_save_original(a, k, 0, raw, len);
+}
+
+int act_save_all(struct actuator *a, bool idle)
+{
+	int err = 0;
+
+	if (!a || a->o.dry_run)
+		return 0;
+	for (int i = 0; i < a->nr_cpus && !err; i++) {
+		struct act_cpu *c = &a->cpus[i];
+
+		if (a->o.floor && a->backend != ACT_NONE && c->has_floor)
+			err = knob_save_ahead(a, &c->floor);
+		if (err || !idle || !a->o.idle || !c->has_qos)
+			continue;
+		err = knob_save_ahead(a, &c->qos);
+		for (int k = 0; !err && a->use_disable && k < c->nr_disable; k++)
+			err = knob_save_ahead(a, &c->disable[k]);
+	}
+	return err;
+}
+
 /* Re-assert one knob: 1 if rewritten, 0 if fine, -errno. */
 static int knob_reassert(struct actuator *a, struct act_cpu *c, struct knob *k)
 {
@@ -318,7 +361,9 @@ int knob_restore(struct knob *k)
 {
 	int err = 0;
 
-	if (!k->saved)
+	/* Saved ahead (act_save_all) and never written: nothing of ours to
+	 * put back, and a value someone else wrote since stays. */
+	if (!k->saved || !k->written)
 		goto out;
 	if (k->is_msr) {
 		err = act_put_back_msr(k->fd, k->is_file, k->msr, k->orig_val);
@@ -978,9 +1023,10 @@ int act_pending(const struct actuator *a)
 	for (int i = 0; i < a->nr_cpus; i++) {
 		const struct act_cpu *c = &a->cpus[i];
 
-		n += c->floor.saved + c->qos.saved + c->epp.saved;
+		n += (c->floor.saved && c->floor.written) + (c->qos.saved && c->qos.written) +
+		     (c->epp.saved && c->epp.written);
 		for (int k = 0; k < c->nr_disable; k++)
-			n += c->disable[k].saved;
+			n += c->disable[k].saved && c->disable[k].written;
 	}
 	return n;
 }

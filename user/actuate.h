@@ -123,7 +123,13 @@ int act_restore(struct actuator *a);
  * stand-in file without write bits counts as read-only (-EACCES). */
 int act_put_back_msr(int fd, bool is_file, __u32 msr, __u64 orig);
 int act_put_back_file(const char *path, const char *text, size_t len);
-/* Registers/files whose original is saved and not yet restored. */
+/* Save, ahead of any decision, the original of every knob a floor (and,
+ * with @idle, an idle pick) may write on every CPU that has one, through
+ * the save hook: their first writes then wait for no disk. A knob saved
+ * ahead and never written is left alone by act_restore(). Nothing in
+ * dry-run. 0 or the first -errno (nothing written). */
+int act_save_all(struct actuator *a, bool idle);
+/* Registers/files written, whose original is not yet restored. */
 int act_pending(const struct actuator *a);
 int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out);
 /* The PM QoS resume latency limit that was in force before bpfgov

@@ -4,7 +4,8 @@
  *
  * Writer: the actuator's save hook appends one checksummed line per knob
  * with a single write() on an O_APPEND file and fdatasync()s it before the
- * knob is written; a failure aborts that write. Reader: parse, keep the
+ * knob is written (or, held, at journal_flush()); a failure aborts that
+ * write. Reader: parse, keep the
  * first record of each knob, restore in reverse order, remove the file.
  * Whoever holds the single-instance lock owns the journal: a journal found
  * while taking the lock was left by a dead instance.
@@ -32,6 +33,7 @@ struct journal {
 	int fd;
 	int nr;
 	int err;		/* sticky: the first failure to record */
+	bool held;		/* journal_hold(): records wait for journal_flush() */
 };
 
 /* ------------------------------------------------------------- crc32 */
@@ -187,7 +189,7 @@ int journal_hook(void *ctx, const struct act_saved *s)
 	}
 	n = seal(line, n, LINE_MAX_LEN);
 	err = write_full(j->fd, line, n);
-	if (!err && fdatasync(j->fd))
+	if (!err && !j->held && fdatasync(j->fd))
 		err = -errno;
 	free(line);
 	if (err) {
@@ -197,6 +199,26 @@ int journal_hook(void *ctx, const struct act_saved *s)
 	}
 	j->nr++;
 	return 0;
+}
+
+void journal_hold(struct journal *j)
+{
+	if (j)
+		j->held = true;
+}
+
+int journal_flush(struct journal *j)
+{
+	if (!j || !j->held)
+		return j ? j->err : 0;
+	j->held = false;
+	if (j->err || j->fd < 0)
+		return j->err;
+	if (fdatasync(j->fd)) {
+		j->err = -errno;
+		pr_warn("cannot write the journal %s: %s\n", j->path, strerror(-j->err));
+	}
+	return j->err;
 }
 
 int journal_records(const struct journal *j)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * State journal (crash safety): before bpfgov first writes a register or
- * file, its original goes to <run dir>/journal and is on disk (fdatasync)
- * before the write happens. `govloader restore`, or the next `start`,
- * puts every original back after a crash or kill -9.
+ * file, its original is in <run dir>/journal and on disk (fdatasync).
+ * `start` journals the originals its decisions may need when it starts
+ * (held, one flush: act_save_all), others right before their first write.
+ * `govloader restore`, or the next `start`, puts every original back after
+ * a crash or kill -9.
  *
  * Format (append-only text, one checksummed record per line, readable by
  * eye so that an operator can undo by hand; docs/OPERATIONS.md):
@@ -46,6 +48,11 @@ int run_dir_secure(const char *dir);
 int journal_init(struct journal **out, const char *dir);
 /* act_save_hook_fn: append @s and fdatasync before the actuator writes. */
 int journal_hook(void *ctx, const struct act_saved *s);
+/* Records appended between journal_hold() and journal_flush() are flushed
+ * together by the latter (one fdatasync for many): for originals saved
+ * ahead of any write (act_save_all). Nothing may be written in between. */
+void journal_hold(struct journal *j);
+int journal_flush(struct journal *j);
 int journal_records(const struct journal *j);
 /* The first failure to record (-errno, sticky), 0 if none. After one, the
  * hook refuses every further write: no knob is written without its

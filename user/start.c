@@ -3,8 +3,8 @@
  * `govloader start`: load, pin, actuate, summarise, restore.
  *
  * Order of set-up (undone in reverse by one cleanup path): lock, pin root,
- * actuator (saves nothing yet: originals are saved before each first write),
- * BPF load with maps pinned by name, map initialisation, attach, ring buffer.
+ * actuator, the journaled originals of every knob a decision may write
+ * (one flush, so that no decision waits for the disk), BPF load with maps pinned by name, map initialisation, attach, ring buffer.
  * Decisions arrive on `events` and are applied at once; once a second the
  * loader prints a summary, re-asserts registers someone else rewrote and
  * publishes its actuator state for `status`.
@@ -1255,6 +1255,17 @@ static int start_main(struct start_opts *o)
 			goto cleanup;
 		}
 		act_set_save_hook(g.act, journal_hook, g.jnl);
+		/* Every original a decision may need goes to disk now, with
+		 * one flush: no decision then waits for the disk. */
+		journal_hold(g.jnl);
+		err = act_save_all(g.act, !o->no_idle && g.cfg.nr_states && !g.cfg.idle_state_fixed);
+		if (journal_flush(g.jnl)) {
+			pr_warn("cannot keep the state journal (%s): stopping, nothing is written without its original on disk\n",
+				strerror(-journal_error(g.jnl)));
+			goto cleanup;
+		}
+		if (err)
+			goto cleanup;	/* act_save_all said which knob */
 	}
 	if (ao.epp && act_apply_epp(g.act) < 0)
 		goto cleanup;

@@ -1008,6 +1008,42 @@ static void test_save_hook(void **state)
 	assert_true(msr_get(e, 0, HWP_REQ) == HWP_REQ_VAL);
 }
 
+/* Originals saved ahead: every knob through the hook at once, none again
+ * at its first write; one never written is left as someone else set it. */
+static void test_save_ahead(void **state)
+{
+	struct env *e = *state;
+	struct act_opts o = opts(e, ACT_INTEL_HWP);
+	struct bpfgov_config c = cfg3();
+	struct hook_log h = { 0 };
+	struct actuator *a;
+
+	seed_intel(e, 0);
+	seed_intel(e, 1);
+	sys_put(e, "cpu0/power/pm_qos_resume_latency_us", "0\n");
+	sys_put(e, "cpu1/power/pm_qos_resume_latency_us", "0\n");
+	assert_int_equal(act_open(&a, &o), 0);
+	act_set_save_hook(a, hook, &h);
+	assert_int_equal(act_save_all(a, false), 0);
+	assert_int_equal(h.calls, 2);			/* the two floors */
+	assert_int_equal(act_save_all(a, true), 0);
+	assert_int_equal(h.calls, 4);			/* and the two PM QoS files */
+	assert_int_equal(act_pending(a), 0);		/* nothing written yet */
+	assert_int_equal(act_set_floor(a, 0, 1024), 0);
+	assert_int_equal(act_set_idle(a, 0, 0, &c), 0);
+	assert_int_equal(h.calls, 4);			/* no save at the writes */
+	assert_int_equal(act_pending(a), 2);
+	assert_true(msr_get(e, 0, HWP_REQ) != HWP_REQ_VAL);
+	/* someone else changes a knob bpfgov never wrote: it stays */
+	sys_put(e, "cpu1/power/pm_qos_resume_latency_us", "7\n");
+	assert_int_equal(act_restore(a), 0);
+	assert_true(msr_get(e, 0, HWP_REQ) == HWP_REQ_VAL);
+	assert_int_equal(act_pending(a), 0);
+	act_close(a);
+	assert_true(msr_get(e, 1, HWP_REQ) == HWP_REQ_VAL);
+	assert_string_equal(sys_get(e, "cpu1/power/pm_qos_resume_latency_us"), "7\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1031,6 +1067,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offline_and_missing_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_hook, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_save_ahead, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
