@@ -45,7 +45,7 @@
 #include "util.h"
 
 /* The most recent decisions' latencies: enough for a p99, small enough to
- * sort once a second without a cost worth measuring. */
+ * select from once a second without a cost worth measuring. */
 #define LAT_SAMPLES	4096
 
 struct lat_ring {
@@ -78,7 +78,7 @@ struct gov {
 	 * timestamp to the loader running (woken, or already awake), and
 	 * from there to the completed write */
 	struct lat_ring lat, lat_wake, lat_proc;
-	__u64 *lat_sorted;		/* scratch for the percentiles */
+	__u64 *lat_sorted;		/* scratch for the percentiles (reordered) */
 	__u64 woke_ns;			/* when the loop last came out of its wait */
 	__u64 same_cpu, cross_cpu;	/* applied decisions: loader ran on the deciding CPU or not */
 	int scx_restarts;
@@ -441,25 +441,48 @@ static void lat_add(struct gov *g, __u64 ts, __u32 cpu)
 		g->cross_cpu++;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The @k-th smallest of v[0..n) (quickselect; v is reordered so that
+ * v[0..k] hold the k+1 smallest): linear, where a sort is n log n. */
+static __u64 kth_smallest(__u64 *v, long n, long k)
 {
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+	long lo = 0, hi = n - 1;
 
-	return x < y ? -1 : x > y;
+	while (lo < hi) {
+		__u64 pivot = v[lo + (hi - lo) / 2], t;
+		long i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
 }
 
 /* p50/p99 over the retained samples, in us. */
 static void lat_pcts(const struct gov *g, const struct lat_ring *r, double *p50, double *p99)
 {
-	__u64 n = r->n < LAT_SAMPLES ? r->n : LAT_SAMPLES;
+	long n = r->n < LAT_SAMPLES ? (long)r->n : LAT_SAMPLES, k99 = (n - 1) * 99 / 100;
 
 	*p50 = *p99 = 0;
 	if (!n)
 		return;
 	memcpy(g->lat_sorted, r->ns, n * sizeof(*g->lat_sorted));
-	qsort(g->lat_sorted, n, sizeof(*g->lat_sorted), cmp_u64);
-	*p50 = g->lat_sorted[(n - 1) / 2] / 1000.0;
-	*p99 = g->lat_sorted[(n - 1) * 99 / 100] / 1000.0;
+	*p99 = kth_smallest(g->lat_sorted, n, k99) / 1000.0;
+	*p50 = kth_smallest(g->lat_sorted, k99 + 1, (n - 1) / 2) / 1000.0;
 }
 
 static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s);
