@@ -517,7 +517,7 @@ static bool raise_before_wake(const struct gov *g, __u32 cpu, __u32 floor,
  * the target CPU (an IPI). A floor for a CPU that sleeps waits until it runs
  * again (its own events, or the loop's check, apply it); only a raise
  * needed before a predicted wake goes through. Writes that still reached
- * an idle CPU are counted.
+ * an idle CPU are counted. 1 when the floor is held, 0 when applied.
  */
 static int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
 {
@@ -531,7 +531,7 @@ static int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
 		g->pend[cpu] = true;
 		g->pend_floor[cpu] = floor;
 		g->deferred++;
-		return 0;
+		return 1;
 	}
 	g->pend[cpu] = false;
 	err = act_set_floor(g->act, cpu, floor);
@@ -549,7 +549,7 @@ static void floor_flush(struct gov *g)
 
 	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
 		if (g->pend[cpu] && !cpu_idle(g, cpu, &s) &&
-		    floor_apply(g, cpu, g->pend_floor[cpu]))
+		    floor_apply(g, cpu, g->pend_floor[cpu]) < 0)
 			g->act_errors++;
 }
 
@@ -570,6 +570,8 @@ static int on_decision(void *ctx, void *data, size_t size)
 		if (g->o->no_floor)
 			return 0;
 		err = floor_apply(g, e->cpu, e->floor);
+		if (err > 0)
+			return 0;	/* held for a sleeping CPU: not a write now */
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
 		if (g->pend[e->cpu] && !g->o->no_floor)	/* the CPU's own event */
@@ -999,7 +1001,7 @@ static void reapply_all(struct gov *g)
 	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
 		if (read_cpu(g, cpu, &s))
 			continue;
-		if (!g->o->no_floor && floor_apply(g, cpu, s.floor))
+		if (!g->o->no_floor && floor_apply(g, cpu, s.floor) < 0)
 			g->act_errors++;
 		if (!g->o->no_idle && s.idle_pick != BPFGOV_NO_STATE &&
 		    act_set_idle(g->act, cpu, s.idle_pick, &g->cfg))

@@ -183,7 +183,7 @@ doc_latency() {
 	echo
 	[ -s "$OUT/latency.json" ] || { echo "Not run."; echo; return; }
 	jq -r '"From the BPF timestamp of a decision (`bpf_ktime_get_ns`, CLOCK_MONOTONIC) to the completed write, as `govloader start --report` measures it; " +
-		"floors go to MSR stand-in files (`--msr-root`, intel-hwp backend) and idle picks to a stand-in PM QoS tree (`--sysfs-root`), so every sample is a real write. " +
+		"floors go to MSR stand-in files (`--msr-root`, intel-hwp backend) and idle picks to a stand-in PM QoS tree (`--sysfs-root`), so every sample is a real write; a floor held for a sleeping CPU is not a sample (bpfgov does not wake a CPU to write it: it is applied when the CPU runs). " +
 		"Load: `sleep-cycle` 3 ms busy / 5 ms idle on CPU1 for \(.seconds) s.",
 		"",
 		"The latency is split where the loader starts running for the decision (the end of its wait, or the decision itself when it was already awake): **wake-up** (decision to loader running: the kernel waking a thread, on this platform) and **processing** (loader running to completed write: what bpfgov does). " +
