@@ -1012,10 +1012,9 @@ static void reapply_all(struct gov *g)
 /* Resume (CLOCK_BOOTTIME runs on through suspend, CLOCK_MONOTONIC does
  * not) and CPU hotplug (the online mask) re-apply at once; held floors of
  * CPUs that run again are applied. */
-static void platform_watch(struct gov *g)
+static void platform_watch(struct gov *g, __u64 now)
 {
 	char online[sizeof(g->online)];
-	__u64 now = mono_ns();
 	__s64 off;
 
 	if (!g->o->no_floor)
@@ -1090,8 +1089,10 @@ static int wait_decisions(struct gov *g, int timeout_ms)
 
 	n = epoll_wait(g->rb_epfd, &ev, 1, timeout_ms);
 	if (n < 0)
-		return -errno;
+		n = -errno;
 	g->woke_ns = mono_ns();
+	if (n < 0)
+		return n;
 	return n ? ring_buffer__consume(g->rb) : 0;
 }
 
@@ -1099,28 +1100,33 @@ static int wait_decisions(struct gov *g, int timeout_ms)
  * -errno on a failure. */
 static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 {
-	__u64 next = mono_ns() + 1000000000ull, last_dec = g->decisions, err_at = 0;
+	__u64 now = mono_ns(), next = now + 1000000000ull, last_dec = g->decisions, err_at = 0;
 	unsigned long sec = 0;
 	struct scx_exit ex;
 	char buf[1200];
 	int err;
 
 	if (g->scx && g->o->test_scx_error_after > 0)
-		err_at = mono_ns() + (__u64)(g->o->test_scx_error_after * 1e9);
+		err_at = now + (__u64)(g->o->test_scx_error_after * 1e9);
 	publish_status(g);
 	set_rt(g);
 	while (!exiting) {
 		/* Sleep until a decision to apply, the next summary, the
-		 * deadline or a signal: nothing polls faster than that. */
-		__u64 t = mono_ns(), until = next;
+		 * deadline or a signal: nothing polls faster than that. The
+		 * clock is read once per wake-up (the end of the wait), for
+		 * every check below: a guest whose clock has no vDSO pays a
+		 * system call for each read. The timeout counts from there, so
+		 * the summary may come as late as this round's work. */
+		__u64 until = next;
 		int timeout_ms;
 
 		if (err_at && err_at < until)
 			until = err_at;
 		if (deadline && deadline < until)
 			until = deadline;
-		timeout_ms = until > t ? (int)((until - t + 999999) / 1000000) : 0;
+		timeout_ms = until > now ? (int)((until - now + 999999) / 1000000) : 0;
 		err = wait_decisions(g, timeout_ms);
+		now = g->woke_ns;
 		if (err < 0 && err != -EINTR) {
 			pr_warn("ring buffer poll failed: %s\n", strerror(-err));
 			return err;
@@ -1137,13 +1143,13 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 		}
 		if (g->ppd)
 			follow_ppd(g);
-		if (err_at && mono_ns() >= err_at) {
+		if (err_at && now >= err_at) {
 			err_at = 0;
 			pr_info("test: triggering a BPF-side error\n");
 			scx_trigger_test_error(g->scx);
 		}
-		platform_watch(g);
-		if (mono_ns() >= next) {
+		platform_watch(g, now);
+		if (now >= next) {
 			g->woke_ns = mono_ns();
 			ring_buffer__consume(g->rb);	/* what did not wake us */
 			print_summary(g, (mono_ns() - t0) / 1e9, g->decisions - last_dec);
@@ -1160,8 +1166,9 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			wake_sampling(g, ++sec);
 			timer_learning(g);
 			next += 1000000000ull;
+			now = mono_ns();
 		}
-		if (deadline && mono_ns() >= deadline)
+		if (deadline && now >= deadline)
 			break;
 	}
 	return 0;
