@@ -965,24 +965,13 @@ int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out)
 	out->online = c->online;
 	out->hw_lowest = c->lowest;
 	out->hw_highest = c->highest;
+	/* What was read back after the last write (or re-assertion), not
+	 * the register now: reading a CPU's MSR interrupts that CPU, and
+	 * this runs for every CPU, asleep or not, each second. */
 	out->hw_min = c->orig_min;
-	if (c->has_floor) {
-		if (c->floor.is_msr) {
-			__u64 v;
-
-			if (a->o.dry_run && c->floor.written)
-				out->hw_min = c->floor.seen_field;
-			else if (msr_read(c->floor.fd, c->floor.is_file, c->floor.msr, &v) == 0)
-				out->hw_min = field_get(v, c->floor.shift);
-		} else {
-			__u32 v;
-
-			if (a->o.dry_run && c->floor.written)
-				out->hw_min = strtoul(c->floor.seen_text, NULL, 10);
-			else if (read_u32(c->floor.path, &v) == 0)
-				out->hw_min = v;
-		}
-	}
+	if (c->has_floor && c->floor.written)
+		out->hw_min = c->floor.is_msr ? c->floor.seen_field
+					      : (__u32)strtoul(c->floor.seen_text, NULL, 10);
 	out->last_floor = c->last_floor;
 	out->last_pick = c->pick_ever ? c->last_pick : BPFGOV_NO_STATE;
 	out->writes = c->writes;

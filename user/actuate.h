@@ -40,7 +40,8 @@ struct act_opts {
 /* What `status` shows for one CPU. */
 struct act_cpu_info {
 	bool online;
-	__u32 hw_min;		/* min field now (backend units), or kHz for cpufreq */
+	__u32 hw_min;		/* min field read back after the last write (backend
+				 * units, or kHz for cpufreq); the original before */
 	__u32 hw_lowest;	/* backend's lowest / highest, in the same units */
 	__u32 hw_highest;
 	__u32 last_floor;	/* last floor applied (0..1024) */
