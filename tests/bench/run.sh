@@ -351,7 +351,8 @@ sec_latency() {
 		mv "$OUT/latency.json.tmp" "$OUT/latency.json"
 	jq -r '(.default, .nort) | select(. != null) |
 		"  \(if .options == "" then "loader SCHED_FIFO 1 (default)" else "loader \(.options)" end): \(.decisions) decisions, \(.writes) writes, p50 \(.latency_us.p50) us, p99 \(.latency_us.p99) us, max \(.latency_us.max) us" +
-		" = wake-up p50 \(.latency_us.wake.p50 // "n/a") p99 \(.latency_us.wake.p99 // "n/a") + processing p50 \(.latency_us.processing.p50 // "n/a") p99 \(.latency_us.processing.p99 // "n/a");" +
+		" = wake-up p50 \(.latency_us.wake.p50 // "n/a") p99 \(.latency_us.wake.p99 // "n/a") + processing p50 \(.latency_us.processing.p50 // "n/a") p99 \(.latency_us.processing.p99 // "n/a")" +
+		" (the loader ran on the deciding CPU for \(.latency_us.on_deciding_cpu // "n/a") of \(.latency_us.samples // "n/a"));" +
 		" the platform'"'"'s own timer wake-up (the load): p50 \(.platform_wake_us.p50 // "n/a") p99 \(.platform_wake_us.p99 // "n/a") us; restored: \(.restored) (load \(.load))"' \
 		"$OUT/latency.json"
 }
