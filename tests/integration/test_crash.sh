@@ -234,11 +234,15 @@ if mount -t tmpfs -o size=64k,mode=0700 tmpfs "$FULL" 2>/dev/null; then
 	gov_wait
 	is "stop exits 0" "$GOV_RC" 0
 	check "no journal after the stop" bash -c "! test -e '$FULL/journal'"
+	# Full but one page: the lock takes it (the config file, which
+	# only warns, and the journal do not get one).
 	dd if=/dev/zero of="$FULL/fill" bs=4k >/dev/null 2>&1
+	truncate -s -4096 "$FULL/fill"
 	"$GOV" start "${START[@]}" --no-idle --duration 5 >"$T_TMP/out" 2>&1
 	rc=$?
 	is "start exits 1 when the journal cannot be written" "$rc" 1
-	check "it says why in one line" grep -q "cannot keep the state journal (No space left on device): stopping" "$T_TMP/out"
+	check "it says why in one line" grep -q "cannot keep the state journal (No space left on device): stopping" "$T_TMP/out" ||
+		sed 's/^/# /' "$T_TMP/out"
 	check "original bytes are untouched" same_as_orig
 	check "no journal left behind" bash -c "! test -e '$FULL/journal'"
 	umount "$FULL"
