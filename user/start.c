@@ -70,6 +70,8 @@ struct gov {
 	struct ring_buffer *rb;
 	int rb_epfd;			/* the ring buffer's epoll instance */
 	struct actuator *act;
+	char *plat_json;		/* the probe's facts for status, rendered once */
+	char plat_line[512];
 	int cpu_fd, ctl_fd;
 	/* what was applied */
 	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
@@ -597,20 +599,40 @@ static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
 	return bpf_map_lookup_elem(g->cpu_fd, &cpu, s) ? -errno : 0;
 }
 
-/* The probe's facts, for `status`. */
-static void status_platform(json_writer_t *w, const struct gov *g)
+/* The probe's facts, for `status`: they do not change while we run, so
+ * they are rendered once (the status is written every second). */
+static void render_platform(struct gov *g)
 {
 	const struct platform *p = act_platform(g->act);
-	char line[512];
+	json_writer_t *w;
+	size_t len = 0;
+	FILE *f;
 
 	if (!p)
 		return;
-	plat_summary(p, line, sizeof(line));
-	jsonw_string_field(w, "platform_summary", line);
+	plat_summary(p, g->plat_line, sizeof(g->plat_line));
+	f = open_memstream(&g->plat_json, &len);
+	if (!f)
+		return;
+	w = jsonw_new(f);
+	if (w) {
+		jsonw_start_object(w);
+		plat_json_fields(w, p, g->o->msr_root, NULL);
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	}
+	fclose(f);
+	while (len && g->plat_json[len - 1] == '\n')
+		g->plat_json[--len] = '\0';
+}
+
+static void status_platform(json_writer_t *w, const struct gov *g)
+{
+	if (!g->plat_json)
+		return;
+	jsonw_string_field(w, "platform_summary", g->plat_line);
 	jsonw_name(w, "platform");
-	jsonw_start_object(w);
-	plat_json_fields(w, p, g->o->msr_root, NULL);
-	jsonw_end_object(w);
+	jsonw_raw(w, g->plat_json);
 }
 
 static void lat_json(json_writer_t *w, const struct gov *g, const struct lat_ring *r)
@@ -1280,6 +1302,7 @@ static int start_main(struct start_opts *o)
 	err = act_open(&g.act, &ao);
 	if (err)
 		goto cleanup;
+	render_platform(&g);
 	if (!o->dry_run) {
 		err = journal_init(&g.jnl, gov_run_dir());
 		if (err) {
@@ -1374,6 +1397,7 @@ cleanup:
 	if (g.lock_fd >= 0)
 		cfg_origins_remove(gov_run_dir());
 	met_destroy(g.met, gov_run_dir());
+	free(g.plat_json);
 	free(g.pend);
 	free(g.pend_floor);
 	free(g.idle_now);
