@@ -38,6 +38,7 @@ struct {
 	__uint(max_entries, BPFGOV_MAX_CPUS);	/* cut to nr_cpus by the loader */
 	__type(key, __u32);
 	__type(value, struct bpfgov_cpu_state);
+	__uint(map_flags, BPF_F_MMAPABLE);	/* the loader reads it without a syscall */
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } cpu_state SEC(".maps");
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -73,6 +74,9 @@ struct gov {
 	char *plat_json;		/* the probe's facts for status, rendered once */
 	char plat_line[512];
 	int cpu_fd, ctl_fd;
+	/* cpu_state mapped (BPF_F_MMAPABLE): read without a system call */
+	const void *cpu_mm;
+	size_t cpu_mm_len;
 	/* what was applied */
 	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
 	__u32 *last_seq;
@@ -386,6 +390,28 @@ static __u32 wake_kinds(const struct gov *g)
 	return k;
 }
 
+/* An array map's values are 8-byte aligned. */
+#define CPU_STATE_STRIDE	((sizeof(struct bpfgov_cpu_state) + 7) & ~(size_t)7)
+
+/* The loop reads CPU states on every decision it applies and every
+ * second: from the mapping, each read is a copy instead of a system
+ * call. Without it (an older object) reads go by lookup. */
+static void map_cpu_state(struct gov *g)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t len = CPU_STATE_STRIDE * g->nr_cpus;
+	void *p;
+
+	len = (len + pg - 1) / pg * pg;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, g->cpu_fd, 0);
+	if (p == MAP_FAILED) {
+		pr_debug("cpu_state not mapped (%s): reading it by lookup\n", strerror(errno));
+		return;
+	}
+	g->cpu_mm = p;
+	g->cpu_mm_len = len;
+}
+
 /* After load, before attach: tunables, control, fresh per-CPU state. */
 static int init_maps(struct gov *g)
 {
@@ -414,6 +440,7 @@ static int init_maps(struct gov *g)
 	ctl.started_ns = mono_ns();
 	if (bpf_map_update_elem(g->ctl_fd, &zero, &ctl, BPF_ANY))
 		return -errno;
+	map_cpu_state(g);
 	return 0;
 }
 
@@ -594,8 +621,14 @@ static int on_decision(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A CPU's state as the BPF programs keep it: from the mapped array (as a
+ * lookup, a copy that may straddle an update), else by a lookup. */
 static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
 {
+	if (g->cpu_mm && cpu < (__u32)g->nr_cpus) {
+		memcpy(s, (const char *)g->cpu_mm + cpu * CPU_STATE_STRIDE, sizeof(*s));
+		return 0;
+	}
 	return bpf_map_lookup_elem(g->cpu_fd, &cpu, s) ? -errno : 0;
 }
 
@@ -762,6 +795,9 @@ static void print_summary(struct gov *g, double t, __u64 dec_delta)
 
 static void unload_bpf(struct gov *g)
 {
+	if (g->cpu_mm)
+		munmap((void *)g->cpu_mm, g->cpu_mm_len);
+	g->cpu_mm = NULL;
 	ring_buffer__free(g->rb);
 	g->rb = NULL;
 	/* Pins outlive the object; remove them so a new load starts fresh
