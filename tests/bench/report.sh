@@ -186,8 +186,8 @@ doc_latency() {
 		"floors go to MSR stand-in files (`--msr-root`, intel-hwp backend) and idle picks to a stand-in PM QoS tree (`--sysfs-root`), so every sample is a real write; a floor held for a sleeping CPU is not a sample (bpfgov does not wake a CPU to write it: it is applied when the CPU runs). " +
 		"Load: `sleep-cycle` 3 ms busy / 5 ms idle on CPU1 for \(.seconds) s.",
 		"",
-		"The latency is split where the loader starts running for the decision (the end of its wait, or the decision itself when it was already awake): **wake-up** (decision to loader running: the kernel waking a thread, on this platform) and **processing** (loader running to completed write: what bpfgov does). " +
-		"The **platform** columns are the load'"'"'s own timer wake-up lateness in the same run (`sleep-cycle`: requested to actual wake-up of a plain thread): what waking a thread costs on this machine without bpfgov.",
+		"The latency is split where the loader starts running for the decision (the end of its wait, or the decision itself when it was already awake): **wake-up** (decision to loader running: the kernel waking a thread, on this platform; the loader sleeps on one CPU, so a decision made on another wakes it with an interprocessor interrupt, and its CPU leaves idle first) and **processing** (loader running to completed write: what bpfgov does). " +
+		"The **platform** columns are the load'"'"'s own timer wake-up lateness in the same run (`sleep-cycle`: requested to actual wake-up of a plain thread): what waking a thread (by a timer on its own CPU) costs on this machine without bpfgov.",
 		"",
 		"| loader | decisions | writes | p50 µs | p99 µs | max µs | wake-up p50 / p99 µs | processing p50 / p99 µs | platform wake-up p50 / p99 µs | restored byte for byte | load |", "|---|---|---|---|---|---|---|---|---|---|---|",
 		((.default, .nort) | select(. != null) |
