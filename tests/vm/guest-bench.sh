@@ -31,7 +31,13 @@ HZ=100	# USER_HZ: /proc/PID/stat times
 
 have() { [ -x "/bin/$1" ]; }
 
-loader_ticks() { # pid -> utime + stime
+# pid -> CPU time in 1/100 s: from schedstat (ns) where the kernel has it,
+# since at 1 % of a CPU a few seconds hold only a few USER_HZ ticks.
+loader_ticks() {
+	if [ -r /proc/$1/schedstat ]; then
+		awk '{printf "%.4f\n", $1 / 10000000}' /proc/$1/schedstat
+		return
+	fi
 	awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0
 }
 decisions() {
@@ -63,7 +69,7 @@ measure() {
 		run_workload $cfg $r $w
 		if [ -n "$gpid" ]; then
 			c1=$(loader_ticks $gpid); t1=$(now); d1=$(decisions)
-			awk -v c="$((c1 - c0))" -v d="$(( ${d1:-0} - ${d0:-0} ))" -v t0=$t0 -v t1=$t1 \
+			awk -v c="$(awk -v a=$c0 -v b=$c1 'BEGIN { print b - a }')" -v d="$(( ${d1:-0} - ${d0:-0} ))" -v t0=$t0 -v t1=$t1 \
 			    -v n=$NCPU -v hz=$HZ -v cfg=$cfg -v w=$w \
 			    'BEGIN { t = t1 - t0; if (t <= 0) t = 1
 				 printf "BL %s %s %.2f %.1f %.1f\n", cfg, w, 100 * c / hz / t, d / t, d / t / n }'
