@@ -328,7 +328,9 @@ static long gov_scan_one(__u64 i, void *data)
 
 /* When the last remote scan ran, shared by all CPUs. A line of its own:
  * the winner's compare-and-swap must not take away from the other CPUs
- * the lines they read on every event (the control map, the next timers). */
+ * the lines they read on every event (the control map, the next timers).
+ * Each CPU keeps when the next scan is due in its own state
+ * (scan_due_ns), so that it reads this line only then. */
 __u64 remote_scan_line[BPFGOV_CACHE_LINE / 8] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /*
@@ -337,17 +339,26 @@ __u64 remote_scan_line[BPFGOV_CACHE_LINE / 8] __attribute__((aligned(BPFGOV_CACH
  * its last busy floor until it next wakes. @est is now within a tick, @now
  * the precise clock if already read (0: read it only if a CPU needs it).
  */
-static __always_inline void gov_remote_scan(__u32 cpu, struct bpfgov_config *c,
-					    __u64 est, __u64 now)
+static __always_inline void gov_remote_scan(__u32 cpu, struct bpfgov_cpu_state *s,
+					    struct bpfgov_config *c, __u64 est, __u64 now)
 {
+	__u64 period = (__u64)c->remote_scan_us * POL_NS_PER_US, last, won;
 	struct gov_scan_ctx x;
-	__u64 last = remote_scan_line[0];
 
-	if (est < last + (__u64)c->remote_scan_us * POL_NS_PER_US)
+	if (est < s->scan_due_ns)
 		return;
+	last = remote_scan_line[0];
+	if (est < last + period) {
+		s->scan_due_ns = last + period;
+		return;
+	}
 	/* One CPU wins the scan; the others see the new stamp. */
-	if (__sync_val_compare_and_swap(&remote_scan_line[0], last, est) != last)
+	won = __sync_val_compare_and_swap(&remote_scan_line[0], last, est);
+	if (won != last) {
+		s->scan_due_ns = won + period;
 		return;
+	}
+	s->scan_due_ns = est + period;
 	x.c = c;
 	x.est = est;
 	x.now = now;
@@ -367,7 +378,7 @@ static __always_inline void gov_on_tick(__u32 cpu, __u64 now)
 		return;
 	flags = pol_tick(s, c, now);
 	gov_emit_flags(s, c, cpu, flags, now);
-	gov_remote_scan(cpu, c, now, now);
+	gov_remote_scan(cpu, s, c, now, now);
 }
 
 #endif /* __BPFGOV_COMMON_BPF_H */

@@ -10,7 +10,9 @@
  * a wakeup is aimed at (so the idle exit that follows measures the real
  * wake-up cost of that state; attached part of the time by the loader),
  * and the local APIC timer is the tick that accounts long busy runs and
- * refreshes sleeping CPUs (and, on a sleeping CPU, marks a timer wake-up).
+ * refreshes sleeping CPUs (and, on a sleeping CPU, marks a timer wake-up);
+ * it reads neither the clock nor more than one line of state when it has
+ * nothing to do.
  * The first hrtimer to expire on each CPU tells where its next timer is
  * kept, read at every idle entry. All decisions are made by the shared
  * policy core through bpfgov_common.bpf.h; nothing here knows the policy.
@@ -87,40 +89,50 @@ int BPF_PROG(bpfgov_waking, struct task_struct *p)
 }
 
 /*
- * The tick without the precise clock. Reading it is the dearest part of a
- * tick, and most ticks have nothing to do: a CPU in short busy runs is
- * accounted at its switches. So each CPU keeps the jiffies and the precise
- * time of its last read here; jiffies since then give now within a tick
- * (tick_us), enough to tell whether the tick has work (pol_tick_due) and
- * whether the remote scan is due. Padded: written by its own CPU only.
+ * The tick, and any other local timer interrupt of an awake CPU. Most have
+ * nothing to do (a CPU in short busy runs is accounted at its idle exits
+ * and entries), so a tick first compares its time with the CPU's
+ * tick_due_ns and scan_due_ns, on the line of cpu_state it reads anyway
+ * (cur_state, busy), and stops there, without reading the clock. Its time
+ * for that is the interrupt's programmed expiry, cpu_base->expires_next,
+ * still in place at local_timer_entry (hrtimer_interrupt only moves it
+ * later), on a line that hrtimer_interrupt reads right after. The
+ * interrupt comes some time after its expiry (40-130 us in a VM): the
+ * check allows GOV_TICK_SLACK_NS for that, so that a long busy run is
+ * accounted at the same ticks as with the clock (a tick that comes later
+ * than that leaves its work to the next one). A tick that may have work
+ * reads the precise clock and works at that time. Without a known timer
+ * base (not learned yet; low-resolution mode) every tick reads it.
  */
-#define TICK_ANCHOR_STRIDE	8	/* __u64s: a cache line per CPU */
-__u64 tick_anchor[BPFGOV_MAX_CPUS * TICK_ANCHOR_STRIDE]	/* jiffies, ns */
-	__attribute__((aligned(BPFGOV_CACHE_LINE)));
+#define GOV_TICK_SLACK_NS	(1000ull * POL_NS_PER_US)
 
-static __always_inline void tick_estimated(__u32 cpu, struct bpfgov_cpu_state *s)
+static __always_inline __u64 gov_timer_expiry(__u32 cpu)
 {
-	__u64 *a = &tick_anchor[(cpu & (BPFGOV_MAX_CPUS - 1)) * TICK_ANCHOR_STRIDE];
+	__u64 base = timer_base[cpu & (BPFGOV_MAX_CPUS - 1)];
+	struct hrtimer_cpu_base *cb;
+
+	if (!base)
+		return 0;
+	cb = bpf_core_cast((void *)base, struct hrtimer_cpu_base);
+	return (__u64)cb->expires_next;
+}
+
+/* A tick that may have something to do, out of line: the common path
+ * stays short. */
+static __noinline int tick_work(__u32 cpu, struct bpfgov_cpu_state *s)
+{
 	struct bpfgov_config *c = gov_cfg();
-	__u64 j = bpf_jiffies64(), tick_ns, est, now;
+	__u64 now = bpf_ktime_get_ns();
 	__u32 flags;
 
-	if (!c)
-		return;
-	tick_ns = (__u64)c->tick_us * POL_NS_PER_US;
-	if (a[0] && j >= a[0]) {
-		est = a[1] + (j - a[0]) * tick_ns;
-		if (!pol_tick_due(s, c, est, tick_ns, ~0ull)) {
-			gov_remote_scan(cpu, c, est, 0);
-			return;
-		}
+	if (!c || !s)
+		return 0;
+	if (s->busy && now >= s->tick_due_ns) {
+		flags = pol_tick(s, c, now);
+		gov_emit_flags(s, c, cpu, flags, now);
 	}
-	now = bpf_ktime_get_ns();
-	a[0] = j;
-	a[1] = now;
-	flags = pol_tick(s, c, now);
-	gov_emit_flags(s, c, cpu, flags, now);
-	gov_remote_scan(cpu, c, now, now);
+	gov_remote_scan(cpu, s, c, now, now);
+	return 0;
 }
 
 SEC("tp_btf/local_timer_entry")
@@ -128,6 +140,7 @@ int BPF_PROG(bpfgov_tick, int vector)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	__u64 t;
 
 	if (!s)
 		return 0;
@@ -145,8 +158,11 @@ int BPF_PROG(bpfgov_tick, int vector)
 		gov_on_switch(cpu, 1, 0, runs_missed_start(runs_of(cpu), bpf_ktime_get_ns()));
 		return 0;
 	}
-	tick_estimated(cpu, s);
-	return 0;
+	t = gov_timer_expiry(cpu);
+	if (t && t + GOV_TICK_SLACK_NS < s->tick_due_ns &&
+	    t + GOV_TICK_SLACK_NS < s->scan_due_ns)
+		return 0;
+	return tick_work(cpu, s);
 }
 
 /*

@@ -88,27 +88,31 @@ enum bpfgov_mode {
  * fields, bouncing it between the two on every event of either. */
 #define BPFGOV_CACHE_LINE	64
 struct bpfgov_cpu_state {
+	/* The first cache line holds what every tick reads (cur_state, busy,
+	 * and the two times before which a tick has nothing to do), so that
+	 * a tick with nothing to do reads this line alone; and what a waker
+	 * on another CPU reads and writes (cur_state, wake_ts_ns), so that a
+	 * wake-up stamp touches one line of the sleeping CPU's state. */
 	/* what the governor decided */
 	__u32 util;			/* smoothed utilization, 0..1024 */
 	__u32 target;			/* util * headroom, clamped */
 	__u32 floor;			/* current floor decision, 0..1024 */
-	__u32 floor_reason;		/* enum bpfgov_reason of the last floor change */
-	__u32 idle_pick;		/* chosen idle state index */
-	__u32 pick_reason;		/* enum bpfgov_reason of the last pick change */
 	__u32 hold_floor;		/* gap memory: floor may not go below this (0: off) */
-	__u32 qos_limit_us;		/* PM QoS resume latency limit (0: none), from the loader */
+	__u32 idle_pick;		/* chosen idle state index */
 	/* where the CPU is now */
 	__u32 busy;			/* 1 while a task runs */
 	__u32 cur_state;		/* idle state entered, or BPFGOV_NO_STATE */
+	__u32 timer_fired;		/* a local timer interrupt ran during this residency */
 	/* next timer: when the CPU's next timer event fires, read at idle
 	 * entry from its struct hrtimer_cpu_base (expires_next) */
 	__u64 next_timer_ns;		/* absolute, bpf_ktime_get_ns() clock (0: unknown) */
+	__u64 wake_ts_ns;		/* first wakeup aimed at this CPU while idle (by the waker) */
+	__u64 tick_due_ns;		/* no tick before this has work (pol_tick_next; ~0: none) */
+	__u64 scan_due_ns;		/* no remote scan is due from this CPU before this */
+	__u32 floor_reason;		/* enum bpfgov_reason of the last floor change */
+	__u32 pick_reason;		/* enum bpfgov_reason of the last pick change */
+	__u32 qos_limit_us;		/* PM QoS resume latency limit (0: none), from the loader */
 	__u32 timer_src;		/* enum bpfgov_timer_src: where next_timer_ns comes from */
-	__u32 timer_fired;		/* a local timer interrupt ran during this residency */
-	/* Written by the waker's CPU: next to cur_state, which the waker
-	 * reads anyway, so that a wake-up stamp touches one cache line of
-	 * the sleeping CPU's state, not two. */
-	__u64 wake_ts_ns;		/* first wakeup aimed at this CPU while idle */
 	__u32 long_share;		/* decayed share of idles longer than poll_max_us, /1024 */
 	__u32 resid_share;		/* decayed share of idles that outlasted a timed-out poll by
 					 * more than halt's payback point, /1024 */

@@ -232,7 +232,8 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 				return 0;
 			}
 			s->fall_peak = pol_max32(s->fall_peak, want);
-			if (now - s->below_since_ns < (__u64)c->fall_delay_us * POL_NS_PER_US)
+			if (now < s->below_since_ns ||
+			    now - s->below_since_ns < (__u64)c->fall_delay_us * POL_NS_PER_US)
 				return 0;
 			/* Still falling (now more than half the fall band
 			 * below the window's peak): a fall to that peak
@@ -253,7 +254,8 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 			return 0;
 		}
 	}
-	if (s->last_floor_ns && now - s->last_floor_ns < pol_rate_limit_ns(c))
+	if (s->last_floor_ns && (now < s->last_floor_ns ||
+				 now - s->last_floor_ns < pol_rate_limit_ns(c)))
 		return 0;
 	if (reason == BPFGOV_R_NONE)
 		reason = want > s->floor ? BPFGOV_R_UTIL_RISE : BPFGOV_R_UTIL_FALL;
@@ -275,12 +277,59 @@ static __always_inline int pol_hold_expire(struct bpfgov_cpu_state *s, __u64 now
 	return 1;
 }
 
+/*
+ * The earliest time at which pol_tick() could change anything, judged from
+ * the state as pol_busy_begin() or pol_tick() leaves it (they keep it in
+ * s->tick_due_ns; nothing else changes what it depends on while the CPU is
+ * busy): the tick hook compares the tick's time with it and does nothing
+ * before, reading one cache line. Never later than pol_tick() would change
+ * something (an earlier time only costs a tick that finds nothing to do):
+ * a busy run reaching tick_busy_us, the gap memory's expiry, and a floor
+ * change that the rate limit or the fall delay holds back. ~0: nothing
+ * while the CPU is not busy. Tunables written meanwhile take effect at the
+ * next due tick (at most tick_busy_us later).
+ */
+static __always_inline __u64 pol_min64(__u64 a, __u64 b) { return a < b ? a : b; }
+
+static __always_inline __u64 pol_tick_next(const struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c)
+{
+	__u64 due, t;
+	__u32 want;
+
+	if (!s->busy)
+		return ~0ull;
+	due = pol_max64(s->busy_since_ns, s->seg_start_ns) + (__u64)c->tick_busy_us * POL_NS_PER_US;
+	if (s->hold_floor)
+		due = pol_min64(due, s->hold_until_ns);
+	/* pol_floor_eval's bands, with its time-dependent steps. */
+	want = pol_floor_want(s, c);
+	if (want == s->floor)
+		return due;
+	if (want > s->floor) {
+		if (!pol_rise_worth(c, s->floor, want))
+			return due;
+	} else if (want != c->floor_min) {
+		if (c->fall_delay_us) {
+			if (!s->below_since_ns)
+				return 0;	/* a fall window opens */
+			/* a fall, or a fresh window */
+			t = s->below_since_ns + (__u64)c->fall_delay_us * POL_NS_PER_US;
+			return pol_min64(due, t);
+		}
+		if (!pol_fall_worth(c, s->floor, want))
+			return due;
+	}
+	t = s->last_floor_ns ? s->last_floor_ns + pol_rate_limit_ns(c) : 0;
+	return pol_min64(due, t);
+}
+
 /* Idle period ends, a task starts to run on this CPU. */
 POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u64 now)
 {
 	__u64 gap = 0;
-	__u32 hint = BPFGOV_R_NONE;
+	__u32 hint = BPFGOV_R_NONE, flags;
 
 	if (!s || !c || s->busy)
 		return 0;
@@ -294,19 +343,19 @@ POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 	s->idle_since_ns = 0;
 	s->last_event_ns = now;
 
-	if (!gap)
-		return pol_floor_eval(s, c, now, hint);
-	if (c->gap_hold_us && gap < (__u64)c->gap_hold_us * POL_NS_PER_US &&
+	if (gap && c->gap_hold_us && gap < (__u64)c->gap_hold_us * POL_NS_PER_US &&
 	    s->pre_gap_busy_ns >= (__u64)c->gap_min_busy_us * POL_NS_PER_US) {
 		/* A short gap right after busy time: keep most of the pre-gap
 		 * target so the floor cannot fall to the minimum behind it. */
 		s->hold_floor = (__u32)((__u64)s->pre_gap_target * c->gap_keep_permille / 1000);
 		s->hold_until_ns = now + (__u64)c->hold_ms * 1000000ull;
 		s->nr_gap_holds++;
-	} else if (pol_hold_expire(s, now)) {
+	} else if (gap && pol_hold_expire(s, now)) {
 		hint = BPFGOV_R_HOLD_END;
 	}
-	return pol_floor_eval(s, c, now, hint);
+	flags = pol_floor_eval(s, c, now, hint);
+	s->tick_due_ns = pol_tick_next(s, c);
+	return flags;
 }
 
 /* A busy run ends, the CPU switches to its idle task. The floor is left as
@@ -331,6 +380,7 @@ static __always_inline __u32 pol_busy_end(struct bpfgov_cpu_state *s,
 	s->busy_since_ns = 0;
 	s->idle_since_ns = now;
 	s->last_event_ns = now;
+	s->tick_due_ns = ~0ull;
 	return 0;
 }
 
@@ -340,6 +390,7 @@ POL_ENTRY __u32 pol_tick(struct bpfgov_cpu_state *s,
 				      const struct bpfgov_config *c, __u64 now)
 {
 	__u64 open;
+	__u32 flags;
 
 	if (!s || !c || !s->busy)
 		return 0;
@@ -350,57 +401,9 @@ POL_ENTRY __u32 pol_tick(struct bpfgov_cpu_state *s,
 		pol_close_segment(s, c, now);
 	}
 	/* Also retries a change the rate limit held back. */
-	return pol_floor_eval(s, c, now, pol_hold_expire(s, now) ? BPFGOV_R_HOLD_END : BPFGOV_R_NONE);
-}
-
-/*
- * Whether pol_tick() could change anything, judged without the precise
- * clock: @now may be off by up to @slack_ns either way (the tick hook
- * estimates it from jiffies and reads the precise clock only on a yes), and
- * @open_max bounds the busy time not yet accounted (pol_open_busy), when
- * the caller knows better (else ~0). Never no where pol_tick() would change
- * something (a false yes only costs a clock read). Yes for a busy run that
- * may have reached tick_busy_us, a gap memory that may have expired, and a
- * floor change the rate limit or the fall delay may have held back.
- */
-static __always_inline int pol_tick_due(const struct bpfgov_cpu_state *s,
-					const struct bpfgov_config *c, __u64 now, __u64 slack_ns,
-					__u64 open_max)
-{
-	__u64 t = now + slack_ns, from;
-	__u32 want;
-
-	if (!s || !c || !s->busy)
-		return 0;
-	from = pol_max64(s->busy_since_ns, s->seg_start_ns);
-	if (t > from && t - from < open_max)
-		open_max = t - from;
-	if (t > from && open_max >= (__u64)c->tick_busy_us * POL_NS_PER_US)
-		return 1;
-	if (s->hold_floor && t >= s->hold_until_ns)
-		return 1;
-	/* pol_floor_eval's bands, with the time-dependent steps taken as
-	 * early as @slack_ns allows. */
-	want = pol_floor_want(s, c);
-	if (want == s->floor)
-		return 0;
-	if (want > s->floor) {
-		if (!pol_rise_worth(c, s->floor, want))
-			return 0;
-	} else if (want != c->floor_min) {
-		if (c->fall_delay_us) {
-			if (!s->below_since_ns)
-				return 1;	/* a fall window opens */
-			if (t < s->below_since_ns + (__u64)c->fall_delay_us * POL_NS_PER_US)
-				return 0;
-			return 1;		/* a fall, or a fresh window */
-		}
-		if (!pol_fall_worth(c, s->floor, want))
-			return 0;
-	}
-	if (s->last_floor_ns && t < s->last_floor_ns + pol_rate_limit_ns(c))
-		return 0;
-	return 1;
+	flags = pol_floor_eval(s, c, now, pol_hold_expire(s, now) ? BPFGOV_R_HOLD_END : BPFGOV_R_NONE);
+	s->tick_due_ns = pol_tick_next(s, c);
+	return flags;
 }
 
 /*
@@ -908,6 +911,7 @@ static __always_inline void pol_cpu_init(struct bpfgov_cpu_state *s,
 {
 	__builtin_memset(s, 0, sizeof(*s));
 	s->cur_state = BPFGOV_NO_STATE;
+	s->tick_due_ns = ~0ull;
 	s->floor = c->floor_min;
 	s->target = c->floor_min;
 	s->idle_pick = pol_nr_states(c) - 1;

@@ -594,60 +594,105 @@ static void test_floor_rate_limit_tick_retry(void **state)
 	assert_int_equal(m.s.floor, 768);
 }
 
-/* pol_tick_due may say no only where pol_tick would change nothing: over
- * mixed loads (short runs, long runs, gaps), at every tick, whatever the
- * error of the estimated time within the slack. And it says no to the
- * common case, a tick that lands in a short busy run. */
-static void test_tick_due_never_misses_work(void **state)
+/* The tick gate (tick_due_ns, kept by pol_busy_begin and pol_tick from
+ * pol_tick_next): no tick before it would change anything. Over mixed
+ * loads (short runs, long runs, gaps, falls held by the delay and rises by
+ * the rate limit), a CPU that runs pol_tick only on the ticks the gate lets
+ * through decides exactly what one that runs it on every tick decides;
+ * and the gate stops the common case, a tick in a short busy run. */
+static void test_tick_next_never_misses_work(void **state)
 {
 	const __u64 tick = 4 * MS;
+	struct bpfgov_cpu_state ref;
 	struct sim m;
-	__u64 t, run, gap, est;
+	__u64 t, run, gap;
 	unsigned int seed = 1, i, yes = 0, no = 0;
-	int k;
 
 	(void)state;
 	sim_init(&m);
+	ref = m.s;
+	assert_int_equal(m.s.tick_due_ns, ~0ull);
 	for (i = 0; i < 4000; i++) {
 		seed = seed * 1103515245u + 12345u;
 		run = (seed >> 8) % 4 == 0 ? (seed >> 12) % (30 * MS) : (seed >> 12) % (200 * US);
 		seed = seed * 1103515245u + 12345u;
 		gap = (seed >> 12) % ((seed >> 8) % 3 == 0 ? 40 * MS : 2 * MS);
-		pol_busy_begin(&m.s, &m.c, m.now);
+		assert_int_equal(pol_busy_begin(&m.s, &m.c, m.now), pol_busy_begin(&ref, &m.c, m.now));
 		for (t = m.now + 1 + (seed >> 4) % tick; t < m.now + run; t += tick) {
 			struct bpfgov_cpu_state copy = m.s;
-			__u32 flags = pol_tick(&copy, &m.c, t);
+			__u32 flags = pol_tick(&copy, &m.c, t), rflags;
 			int work = flags || copy.util != m.s.util || copy.target != m.s.target ||
 				   copy.hold_floor != m.s.hold_floor || copy.seg_start_ns != m.s.seg_start_ns ||
 				   copy.below_since_ns != m.s.below_since_ns ||
 				   copy.fall_peak != m.s.fall_peak;
 
-			for (k = -2; k <= 2; k++) {
-				est = t + (__u64)((__s64)k * (__s64)tick / 2);
-				if (work)
-					assert_true(pol_tick_due(&m.s, &m.c, est, tick, ~0ull));
-				pol_tick_due(&m.s, &m.c, est, tick, ~0ull) ? yes++ : no++;
+			if (work)
+				assert_true(t >= m.s.tick_due_ns);
+			rflags = pol_tick(&ref, &m.c, t);
+			if (t >= m.s.tick_due_ns) {
+				assert_int_equal(pol_tick(&m.s, &m.c, t), rflags);
+				yes++;
+			} else {
+				assert_int_equal(rflags, 0);
+				no++;
 			}
-			pol_tick(&m.s, &m.c, t);
+			assert_int_equal(m.s.floor, ref.floor);
+			assert_int_equal(m.s.util, ref.util);
+			assert_int_equal(m.s.target, ref.target);
+			assert_int_equal(m.s.hold_floor, ref.hold_floor);
 		}
 		m.now += run;
 		pol_busy_end(&m.s, &m.c, m.now);
+		pol_busy_end(&ref, &m.c, m.now);
+		assert_int_equal(m.s.tick_due_ns, ~0ull);
 		m.now += gap + 1;
 	}
-	assert_true(yes > 0 && no > 0);
+	assert_int_equal(m.s.nr_floor_changes, ref.nr_floor_changes);
+	assert_true(m.s.nr_floor_changes > 10);
+	assert_true(yes > 0 && no > yes);
 
-	/* A tick 100 us into a short run, the last floor change long ago:
-	 * nothing due even with a tick of slack. */
+	/* A short run, the last floor change long ago: no tick is due before
+	 * the run is tick_busy_us long, and then one is. */
 	sim_reinit(&m);
 	sim_busy(&m, 50 * US, 0);
 	m.now += 10 * MS;
 	pol_busy_begin(&m.s, &m.c, m.now);
-	assert_false(pol_tick_due(&m.s, &m.c, m.now + 100 * US, 0, ~0ull));
-	/* the same tick once the run is long: due */
-	assert_true(pol_tick_due(&m.s, &m.c, m.now + 100 * US + m.c.tick_busy_us * US, 0, ~0ull));
+	assert_int_equal(m.s.tick_due_ns, m.now + m.c.tick_busy_us * US);
 	/* an idle CPU never */
 	pol_busy_end(&m.s, &m.c, m.now + 200 * US);
-	assert_false(pol_tick_due(&m.s, &m.c, m.now + SEC, tick, ~0ull));
+	assert_int_equal(m.s.tick_due_ns, ~0ull);
+	assert_int_equal(pol_tick_next(&m.s, &m.c), ~0ull);
+}
+
+/* A time a little before the last floor change (another CPU's clock, or a
+ * tick's expiry that the interrupt was raised for before an idle exit) is
+ * inside the rate limit and the fall delay, not 2^64 ns after them. */
+static void test_floor_time_before_stamps(void **state)
+{
+	struct sim m;
+	__u64 t0;
+
+	(void)state;
+	sim_init(&m);
+	m.c.tick_busy_us = 2000;
+	m.c.rate_limit_us = 3000;
+	m.c.headroom_pct = 100;
+	sim_reinit(&m);
+	t0 = m.now;
+	pol_busy_begin(&m.s, &m.c, t0);
+	assert_int_equal(pol_tick(&m.s, &m.c, t0 + 2 * MS), POL_FLOOR);
+	assert_int_equal(m.s.last_floor_ns, t0 + 2 * MS);
+	m.s.target = 1024;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t0 + 2 * MS - 1, BPFGOV_R_NONE), 0);
+	assert_int_equal(m.s.floor, 512);
+	m.s.last_floor_ns = 0;
+	m.s.floor = 900;
+	m.s.target = 100;
+	m.c.fall_delay_us = 1000;
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t0 + 3 * MS, BPFGOV_R_NONE), 0);
+	assert_int_equal(m.s.below_since_ns, t0 + 3 * MS);
+	assert_int_equal(pol_floor_eval(&m.s, &m.c, t0 + 3 * MS - 1, BPFGOV_R_NONE), 0);
+	assert_int_equal(m.s.floor, 900);
 }
 
 static void test_floor_transition_latency(void **state)
@@ -2805,7 +2850,8 @@ int main(void)
 		cmocka_unit_test(test_floor_target_headroom_and_clamps),
 		cmocka_unit_test(test_floor_deadband),
 		cmocka_unit_test(test_floor_rate_limit_tick_retry),
-		cmocka_unit_test(test_tick_due_never_misses_work),
+		cmocka_unit_test(test_tick_next_never_misses_work),
+		cmocka_unit_test(test_floor_time_before_stamps),
 		cmocka_unit_test(test_floor_transition_latency),
 		cmocka_unit_test(test_floor_idle_cpu_reaches_floor_min),
 		cmocka_unit_test(test_gap_arms_hold),
