@@ -644,7 +644,8 @@ static __always_inline __u64 pol_timer_left(const struct bpfgov_cpu_state *s, __
 /*
  * The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle).
  * The caller has stored the CPU's next timer expiry in s->next_timer_ns
- * (0: unknown); entry_pick is the standing pick capped by it.
+ * (0: unknown); entry_pick is the standing pick capped by it (the pick
+ * itself when the CPU has one state, idle_state_fixed).
  */
 static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u32 state, __u64 now)
@@ -653,7 +654,10 @@ static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
 	s->state_enter_ns = now;
 	s->timer_fired = 0;
 	s->nr_idle++;
-	s->entry_pick = pol_timer_cap(s, c, s->idle_pick, pol_timer_left(s, now));
+	/* Without a cpuidle driver the CPU enters its one state whatever
+	 * the timer says: no cap to work out at every entry. */
+	s->entry_pick = c->idle_state_fixed ? s->idle_pick :
+			pol_timer_cap(s, c, s->idle_pick, pol_timer_left(s, now));
 }
 
 /* Largest wake-up cost sample taken from a timer wake-up: beyond it the

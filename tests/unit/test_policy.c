@@ -1923,6 +1923,13 @@ static void test_idle_timer_cap(void **state)
 	m.s.next_timer_ns = m.now - 1;		/* already past: unknown */
 	pol_idle_enter(&m.s, &m.c, 3, m.now);
 	assert_int_equal(m.s.entry_pick, 3);
+	/* one state, no cpuidle driver: the pick itself, no cap */
+	m.c.idle_state_fixed = 4;
+	m.s.cur_state = BPFGOV_NO_STATE;
+	m.s.next_timer_ns = m.now + 200 * US;	/* would cap to 2 */
+	pol_idle_enter(&m.s, &m.c, 3, m.now);
+	assert_int_equal(m.s.entry_pick, 3);
+	m.c.idle_state_fixed = 0;
 	/* a measured cost moves the payback: C1 cost 100us -> 200us */
 	m.s.wake_cost_ns[1] = 100 * US;
 	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 199 * US), 0);
