@@ -166,12 +166,12 @@ doc_tools() {
 		"",
 		"`cyclictest` (average wake-up latency of its two threads), \(.cyclictest.rounds) rounds of \(.cyclictest.seconds) s alternating, each `on` run with a fresh `govloader start`. cpuidle driver: `\(.idle_driver)`\(if .idle_driver == "none" then " (bpfgov cannot change the idle state without one, so cyclictest should not move)" else "" end). The average of one run moves by several us from run to run whether bpfgov is loaded or not (on a virtual machine the halt wake-up is the host'"'"'s), so the figure is the median of the per-round deltas, with its distribution-free 95% confidence interval (order statistics) and quartiles; decisions/s per CPU are those bpfgov made while the periodic load ran.",
 		"",
-		"| round | avg us off | on | delta | decisions/s per CPU |", "|---|---|---|---|---|",
+		"| round | avg us off | on | delta | median us off | on | delta | decisions/s per CPU |", "|---|---|---|---|---|---|---|---|",
 		(range(0; .cyclictest.on | length) as $i |
-		 "| \($i + 1) | \(.cyclictest.off[$i]) | \(.cyclictest.on[$i]) | \(.cyclictest.deltas[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) | \(.cyclictest.decisions_per_s_cpu[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) |"),
-		"| **median** | \(.cyclictest.off_median // "n/a") | \(.cyclictest.on_median // "n/a") | **\(.cyclictest.delta_median // "n/a")** | \(.cyclictest.decisions_per_s_cpu_median // null | if . then (. * 10 | round / 10) else "n/a" end) |",
+		 "| \($i + 1) | \(.cyclictest.off[$i]) | \(.cyclictest.on[$i]) | \(.cyclictest.deltas[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) | \(.cyclictest.p50_off[$i] // "n/a") | \(.cyclictest.p50_on[$i] // "n/a") | \(.cyclictest.p50_deltas[$i] // "n/a") | \(.cyclictest.decisions_per_s_cpu[$i] // null | if . then (. * 10 | round / 10) else "n/a" end) |"),
+		"| **median** | \(.cyclictest.off_median // "n/a") | \(.cyclictest.on_median // "n/a") | **\(.cyclictest.delta_median // "n/a")** | | | \(.cyclictest.p50_delta_median // "n/a") | \(.cyclictest.decisions_per_s_cpu_median // null | if . then (. * 10 | round / 10) else "n/a" end) |",
 		"",
-		"Per-round deltas: 95% CI of the median \(.cyclictest.delta_ci95 // ["n/a", "n/a"] | map(tostring) | join(" .. ")) us, quartiles \(.cyclictest.delta_q25 // "n/a") .. \(.cyclictest.delta_q75 // "n/a") us."' \
+		"Per-round deltas of the average: 95% CI of the median \(.cyclictest.delta_ci95 // ["n/a", "n/a"] | map(tostring) | join(" .. ")) us, quartiles \(.cyclictest.delta_q25 // "n/a") .. \(.cyclictest.delta_q75 // "n/a") us. The median wake-up of each run (all samples of both threads) is less moved by the host'"'"'s late wake-ups; its per-round deltas: 95% CI of the median \(.cyclictest.p50_delta_ci95 // ["n/a", "n/a"] | map(tostring) | join(" .. ")) us."' \
 		"$OUT/tools.json"
 	echo
 	cmds tools

@@ -181,9 +181,16 @@ tool_run() {
 	pipe)	v=$(logrun tools perf bench sched pipe -l "$PIPE_LOOPS" 2>/dev/null |
 			sed -n 's/^ *\([0-9]*\) ops\/sec.*/\1/p') ;;
 	hackbench) v=$(logrun tools hackbench -g 4 -l "$HB_LOOPS" 2>/dev/null | sed -n 's/^Time: *//p') ;;
-	cyclictest) v=$(logrun tools cyclictest -m -p80 -t2 -i 500 -D "$CT_S" -q 2>/dev/null |
-			awk '/Avg:/ { for (i = 1; i <= NF; i++) if ($i == "Avg:") { s += $(i + 1); n++ } }
-			     END { if (n) printf "%.1f", s / n }') ;;
+	# "AVG P50": the mean of the threads' averages, and the median of
+	# all wake-ups (from the histogram, 1 us bins; beyond 1 ms overflows).
+	cyclictest) v=$(logrun tools cyclictest -m -p80 -t2 -i 500 -D "$CT_S" -q -h 1000 2>/dev/null |
+			awk '/^# Avg Latencies:/ { for (i = 4; i <= NF; i++) { s += $i; n++ } }
+			     /^# Histogram Overflows:/ { for (i = 4; i <= NF; i++) tot += $i }
+			     /^[0-9]/ { c = 0; for (i = 2; i <= NF; i++) c += $i; h[$1 + 0] = c; tot += c }
+			     END { if (!n || !tot) exit
+				   for (k = 0; k < 1000; k++) { acc += h[k]; if (acc * 2 >= tot) break }
+				   printf "%.1f %d", s / n, k }')
+		echo "${v:-null null}"; return ;;
 	esac
 	echo "${v:-null}"
 }
@@ -216,32 +223,33 @@ sec_tools() {
 	# with a fresh loader; the figure is the median of the per-round
 	# deltas, with its 95% confidence interval. Also the decisions the
 	# periodic load caused (per CPU and second), while it ran.
-	local on=() off=() dps=() got_on got_off got_dps d0 d1 t0 t1
+	local on=() off=() on50=() off50=() dps=() got_on got_off got_on50 got_off50 got_dps d0 d1 t0 t1
 	for r in $(seq 1 "$CT_ROUNDS"); do
 		if [ $((r % 2)) = 1 ]; then order="off on"; else order="on off"; fi
-		got_on=null; got_off=null; got_dps=null
+		got_on=null; got_off=null; got_on50=null; got_off50=null; got_dps=null
 		for m in $order; do
 			if [ "$m" = on ]; then
 				gov_up tools-ct || continue
 				sleep 0.5
 				d0=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t0=$(now_s)
-				got_on=$(tool_run cyclictest)
+				read -r got_on got_on50 <<<"$(tool_run cyclictest)"
 				d1=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t1=$(now_s)
 				got_dps=$(calc "($d1 - $d0) / ($t1 - $t0) / $NCPU")
 				dps+=("$got_dps")
 				gov_down
 			else
-				got_off=$(tool_run cyclictest)
+				read -r got_off got_off50 <<<"$(tool_run cyclictest)"
 			fi
 		done
-		on+=("$got_on"); off+=("$got_off")
-		say "  cyclictest round $r: avg off/on $got_off $got_on us, delta $(calc "$got_on - $got_off"), decisions/s per CPU $(fmt "$got_dps" 1) (load $(load1))"
+		on+=("$got_on"); off+=("$got_off"); on50+=("$got_on50"); off50+=("$got_off50")
+		say "  cyclictest round $r: avg off/on $got_off $got_on us, delta $(calc "$got_on - $got_off"), median $got_off50 $got_on50 us, decisions/s per CPU $(fmt "$got_dps" 1) (load $(load1))"
 	done
 	note_cmd tools "./govloader start --pin-root $PIN   # the 'on' rows"
 	arr() { printf '%s\n' $1 | jq -s .; }
 	jq -n --argjson pon "$(arr "${res[on.pipe]}")" --argjson poff "$(arr "${res[off.pipe]}")" \
 	      --argjson hon "$(arr "${res[on.hackbench]}")" --argjson hoff "$(arr "${res[off.hackbench]}")" \
 	      --argjson con "$(arr "${on[*]}")" --argjson coff "$(arr "${off[*]}")" \
+	      --argjson con50 "$(arr "${on50[*]}")" --argjson coff50 "$(arr "${off50[*]}")" \
 	      --argjson dps "$(arr "${dps[*]:-}")" --argjson ct_rounds "$CT_ROUNDS" --argjson ct_s "$CT_S" \
 	      --arg driver "$(idle_driver)" --arg load "$(loadavg)" --argjson rounds "$TOOL_ROUNDS" '
 		def med: map(select(. != null)) | sort |
@@ -260,7 +268,12 @@ sec_tools() {
 		 cyclictest: {rounds: $ct_rounds, seconds: $ct_s, on: $con, off: $coff,
 			deltas: [range(0; [$con, $coff | length] | min) as $i |
 			(if $con[$i] and $coff[$i] then $con[$i] - $coff[$i] else null end)],
+			p50_on: $con50, p50_off: $coff50,
+			p50_deltas: [range(0; [$con50, $coff50 | length] | min) as $i |
+			(if $con50[$i] and $coff50[$i] then $con50[$i] - $coff50[$i] else null end)],
 			decisions_per_s_cpu: $dps}} |
+		.cyclictest.p50_delta_median = (.cyclictest.p50_deltas | med) |
+		.cyclictest.p50_delta_ci95 = (.cyclictest.p50_deltas | ci) |
 		.pipe.ratio_median = (.pipe.ratios | med) |
 		.hackbench.ratio_median = (.hackbench.ratios | med) |
 		.cyclictest.delta_median = (.cyclictest.deltas | med) |
@@ -271,7 +284,7 @@ sec_tools() {
 		.cyclictest.on_median = (.cyclictest.on | med) | .cyclictest.off_median = (.cyclictest.off | med)' \
 		>"$OUT/tools.json"
 	jq -r '"  median: pipe ratio \(.pipe.ratio_median), hackbench ratio (time off/on) \(.hackbench.ratio_median)",
-	       "  cyclictest avg: median of \(.cyclictest.deltas | map(select(. != null)) | length) per-round deltas \(.cyclictest.delta_median) us (95% CI \(.cyclictest.delta_ci95 // ["n/a", "n/a"] | join(" .. ")), quartiles \(.cyclictest.delta_q25) .. \(.cyclictest.delta_q75)); decisions/s per CPU median \(.cyclictest.decisions_per_s_cpu_median)"' "$OUT/tools.json"
+	       "  cyclictest avg: median of \(.cyclictest.deltas | map(select(. != null)) | length) per-round deltas \(.cyclictest.delta_median) us (95% CI \(.cyclictest.delta_ci95 // ["n/a", "n/a"] | join(" .. ")), quartiles \(.cyclictest.delta_q25) .. \(.cyclictest.delta_q75)); median wake-up latency: median delta \(.cyclictest.p50_delta_median) us (95% CI \(.cyclictest.p50_delta_ci95 // ["n/a", "n/a"] | join(" .. "))); decisions/s per CPU median \(.cyclictest.decisions_per_s_cpu_median)"' "$OUT/tools.json"
 }
 
 # ------------------------------------------------------------- 2. latency
