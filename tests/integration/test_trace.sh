@@ -20,8 +20,10 @@ wait "${BG_PIDS[@]}" 2>/dev/null
 # A sleeping CPU's floor is refreshed by the tick of an awake CPU, never by
 # waking it: keep CPU0 awake at a light duty cycle while CPU1 sleeps, and
 # read the state from CPU0 so that CPU1 stays asleep.
-bg taskset -c 0 "$WORK" sleep-cycle --busy-us 1000 --idle-us 1000 --duration 2 --cpu 0
-sleep 1.5
+# The refresh lowers it once, to the minimum, when the target has decayed
+# within the deadband of it: about 1.4 s after a CPU busy for seconds.
+bg taskset -c 0 "$WORK" sleep-cycle --busy-us 1000 --idle-us 1000 --duration 3.5 --cpu 0
+sleep 3
 taskset -c 0 "$GOV" status --json >"$T_TMP/idle.json"
 wait "${BG_PIDS[@]}" 2>/dev/null
 u=$(jq -r '.cpus[1].util' "$T_TMP/idle.json"); f=$(jq -r '.cpus[1].floor' "$T_TMP/idle.json"); t=$(jq -r '.cpus[1].target' "$T_TMP/idle.json")
@@ -29,8 +31,10 @@ diag "$(jq -c '.cpus[1]' "$T_TMP/idle.json")"
 check "target falls when CPU1 idles (target $t < 300)" [ "$t" -lt 300 ]
 check "floor falls when CPU1 idles (floor $f < 300)" [ "$f" -lt 300 ]
 
-# Decisions on the tap: keep CPU1 changing so records flow.
-bg taskset -c 1 "$WORK" sleep-cycle --busy-us 3000 --idle-us 3000 --duration 4 --cpu 1
+# Decisions on the tap: CPU1 alternates 300 ms busy and 1 s asleep for
+# all the tail checks below, so that its floor really rises and falls (a
+# steady duty cycle, by design, makes next to no decisions).
+bg taskset -c 1 bash -c 'end=$((SECONDS + 25)); while [ "$SECONDS" -lt "$end" ]; do "$1" spin --cpu 1 --duration 0.3 >/dev/null; sleep 1; done' phases "$WORK"
 timeout 10 "$GOV" tail --json --count 20 >"$T_TMP/tail.json" 2>"$T_TMP/tail.err"
 rc=$?
 is "tail --json --count 20 exits 0" "$rc" 0
