@@ -1029,12 +1029,14 @@ static void follow_ppd(struct gov *g)
 }
 
 /*
- * Wake-up cost samples (tracepoint mode). sched_waking runs on every
- * wake-up in the system, yet it only stamps the rare wake-up aimed at a
- * sleeping CPU, and the cost it measures (per idle state, averaged) moves
- * slowly. So it is attached one second in WAKE_SAMPLE_EVERY: the average
- * keeps learning, and the other seconds pay nothing. sched_ext mode takes
- * its stamps in select_cpu/enqueue, which run anyway.
+ * Wake-up cost samples. sched_waking runs on every wake-up in the system,
+ * yet it only stamps the rare wake-up aimed at a sleeping CPU, and the
+ * cost it measures (per idle state, averaged) moves slowly. So it is
+ * attached one second in WAKE_SAMPLE_EVERY: the average keeps learning,
+ * and the other seconds pay nothing. sched_ext mode takes its stamps in
+ * select_cpu/enqueue, which run anyway: there a flag in the scheduler's
+ * mapped data turns the stamp (a clock read per wake-up of a sleeping
+ * CPU) on for the same seconds.
  */
 #define WAKE_SAMPLE_EVERY	4
 
@@ -1043,6 +1045,10 @@ static void wake_sampling(struct gov *g, unsigned long sec)
 	struct bpf_link **l;
 	bool want = sec % WAKE_SAMPLE_EVERY == 0;
 
+	if (g->scx) {
+		scx_wake_sample(g->scx, want);
+		return;
+	}
 	if (!g->trace)
 		return;
 	l = &g->trace->links.bpfgov_waking;
