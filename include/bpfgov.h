@@ -118,6 +118,9 @@ struct bpfgov_cpu_state {
 					 * more than halt's payback point, /1024 */
 	__u32 hist_pick;		/* the history's own pick, before the polling veto: the
 					 * reference of the pick hysteresis */
+	__u32 timer_share;		/* decayed share of idles whose next timer came before the
+					 * first halting state paid back, /65536 */
+	__u32 poll_ok;			/* 1: a halting pick leaves the governor free to poll */
 	/* The history is kept per context, the class of the recent idle periods
 	 * (0: polling paid, 1: a halting state did): bins, long_share and
 	 * hist_pick are the current context's, alt_* the other one's. */
@@ -188,7 +191,7 @@ enum bpfgov_wake {
 /* Record kinds (ring buffers `events` and `tap`). */
 enum bpfgov_ev_kind {
 	BPFGOV_EV_FLOOR     = 1,	/* floor decision changed */
-	BPFGOV_EV_PICK      = 2,	/* idle-state pick changed */
+	BPFGOV_EV_PICK      = 2,	/* idle-state pick (or its poll_ok) changed; arg0 = poll_ok */
 	BPFGOV_EV_IDLE_EXIT = 3,	/* arg0 = entered state, dur_ns = residency */
 	BPFGOV_EV_BUSY      = 4,	/* dur_ns = busy run that just ended */
 	BPFGOV_EV_WAKE_LAT  = 5,	/* arg0 = state, dur_ns = wakeup-to-exit latency */

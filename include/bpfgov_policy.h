@@ -39,6 +39,15 @@
  * history says pays back at least half the time (with a hysteresis band,
  * pick_band: by default 5/8 to go deeper, 3/8 to stay), whose exit latency fits the PM QoS limit. A polling pick is vetoed when the expected idle is long
  * or a poll ran longer than poll_max_us (the "powernightmares").
+ *
+ * Near timers. At idle entry the pick is capped by the CPU's next timer
+ * (a halt that the timer ends before it pays back costs more than polling
+ * until then). A kernel governor under a standing halting pick can do that
+ * only if polling stays enabled; it polls then on its own prediction too.
+ * So a halting pick that the history made (not the polling veto) leaves
+ * polling to the governor (poll_ok) while idles whose next timer comes
+ * before the first halting state pays back are a material share of the
+ * recent ones (timer_share: one in 32 to allow, one in 64 to keep).
  */
 #ifndef __BPFGOV_POLICY_H
 #define __BPFGOV_POLICY_H
@@ -72,18 +81,10 @@ static __always_inline __u32 pol_min32(__u32 a, __u32 b) { return a < b ? a : b;
 static __always_inline __u32 pol_max32(__u32 a, __u32 b) { return a > b ? a : b; }
 static __always_inline __u64 pol_max64(__u64 a, __u64 b) { return a > b ? a : b; }
 
-/* x / 100 for any 32-bit x, without a division (exact: the reciprocal
- * rounded up, 0x51eb851f / 2^37, errs by less than one unit below 2^32;
- * a 64-bit division costs tens of cycles on the hot path). */
-static __always_inline __u32 pol_div100(__u32 x)
-{
-	return (__u32)(((__u64)x * 0x51eb851full) >> 37);
-}
-
 /* util * headroom, clamped to [floor_min, floor_max] and to the scale. */
 static __always_inline __u32 pol_target(const struct bpfgov_config *c, __u32 util)
 {
-	__u32 t = pol_div100(util * c->headroom_pct);
+	__u32 t = util * c->headroom_pct / 100;
 
 	t = pol_min32(t, BPFGOV_SCALE);
 	t = pol_min32(t, c->floor_max);
@@ -128,13 +129,9 @@ static __always_inline __u32 pol_util_at(const struct bpfgov_cpu_state *s,
 
 	if (!dur)
 		return s->util;
-	/* All busy (a tick in a long run) or all idle: no division. */
-	if (seg_busy_ns >= dur)
-		sample = BPFGOV_SCALE;
-	else if (!seg_busy_ns)
-		sample = 0;
-	else
-		sample = (__u32)(seg_busy_ns * BPFGOV_SCALE / dur);
+	if (seg_busy_ns > dur)
+		seg_busy_ns = dur;
+	sample = (__u32)(seg_busy_ns * BPFGOV_SCALE / dur);
 	return pol_smooth(c, s->util, sample, dur);
 }
 
@@ -488,6 +485,21 @@ static __always_inline __u32 pol_nr_states(const struct bpfgov_config *c)
 	return c->nr_states ? pol_min32(c->nr_states, BPFGOV_MAX_STATES) : 1;
 }
 
+/* Deepest state whose payback point is <= dur. */
+static __always_inline __u32 pol_bin_of(const struct bpfgov_cpu_state *s,
+					const struct bpfgov_config *c, __u64 dur_ns)
+{
+	__u32 k, n = pol_nr_states(c), bin = 0;
+
+	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		if (pol_payback_ns(s, c, k) <= dur_ns)
+			bin = k;
+	}
+	return bin;
+}
+
 static __always_inline int pol_allowed(const struct bpfgov_cpu_state *s,
 				       const struct bpfgov_config *c, __u32 k)
 {
@@ -511,6 +523,16 @@ static __always_inline __u32 pol_first_halt(const struct bpfgov_cpu_state *s,
 }
 
 #define POL_POLL_MIN_NS	(10ull * POL_NS_PER_US)	/* CPUIDLE_POLL_MIN */
+
+/* timer_share: fixed point (1 << 16: every idle), decayed by 1/256 per
+ * idle period, a rate over the last few hundred idles that one idle moves
+ * by 1/256: poll_ok stands through a load, rather than flipping (each flip
+ * a write) with every near timer or pair of them. poll_ok from 1/32, kept
+ * down to 1/64. */
+#define POL_TSHARE_ONE		65536u
+#define POL_TSHARE_SHIFT	8
+#define POL_TSHARE_ON		(POL_TSHARE_ONE / 32)
+#define POL_TSHARE_OFF		(POL_TSHARE_ONE / 64)
 
 /*
  * How long the kernel polls before it gives up (cpuidle_poll_time(),
@@ -539,7 +561,7 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
 static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 					     const struct bpfgov_config *c, int long_poll)
 {
-	__u32 k, n = pol_nr_states(c), pick = 0, reason = BPFGOV_R_HISTORY, band;
+	__u32 k, n = pol_nr_states(c), pick = 0, reason = BPFGOV_R_HISTORY, band, ok = 0;
 	__u64 total = 0, acc = 0;
 	int found = 0, qos_cut = 0;
 
@@ -601,11 +623,19 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 			reason = BPFGOV_R_LONG_POLL;
 		}
 	}
-	if (pick == s->idle_pick)
+	/* A halting pick of the history's own (not the veto's) leaves polling
+	 * to the governor while near timers are common (see the top). */
+	if (c->state_is_poll[0] && !c->state_is_poll[pick & (BPFGOV_MAX_STATES - 1)] &&
+	    pick == s->hist_pick)
+		ok = s->timer_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
+	if (pick == s->idle_pick && ok == s->poll_ok)
 		return 0;
+	s->poll_ok = ok;
+	s->nr_pick_changes++;
+	if (pick == s->idle_pick)
+		return POL_PICK;	/* poll_ok alone: the reason stands */
 	s->idle_pick = pick;
 	s->pick_reason = reason;
-	s->nr_pick_changes++;
 	return POL_PICK;
 }
 
@@ -725,42 +755,33 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls
 
 #define POL_LEARN_LONG_POLL	0x100u	/* @st_flags: a poll overran poll_max_us */
 #define POL_LEARN_SELECT_ONLY	0x200u	/* @st_flags: the period goes on, learn nothing yet */
+#define POL_LEARN_TIMER_NEAR	0x400u	/* @st_flags: the next timer came before halt paid back */
 
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
-	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1);
+	__u32 k, n, bin, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1);
 	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
-	__u64 pb[BPFGOV_MAX_STATES], pb_st;
 
 	if (!s || !c)
 		return 0;
 	if (st_flags & POL_LEARN_SELECT_ONLY)
 		return pol_idle_select(s, c, long_poll);
 	n = pol_nr_states(c);
-	/* Above/below accounting, as the kernel's cpuidle does it. Each
-	 * state's payback point is worked out once (a division each). */
+	/* Above/below accounting, as the kernel's cpuidle does it. */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
-		pb[k] = pol_payback_ns(s, c, k);
-		if (pol_allowed(s, c, k) && pb[k] <= idle)
+		if (pol_allowed(s, c, k) && pol_payback_ns(s, c, k) <= idle)
 			deepest_ok = k;
 	}
-	pb_st = st < n ? pb[st] : pol_payback_ns(s, c, st);
-	if (idle < pb_st)
+	if (idle < pol_payback_ns(s, c, st))
 		s->nr_too_deep++;
 	else if (deepest_ok > st)
 		s->nr_too_shallow++;
 
-	/* History: decay, then add this idle period to its bin, that of
-	 * the deepest state whose payback point is <= hist. */
-	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
-		if (k >= n)
-			break;
-		if (pb[k] <= hist)
-			bin = k;
-	}
+	/* History: decay, then add this idle period to its bin. */
+	bin = pol_bin_of(s, c, hist);
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
@@ -771,6 +792,9 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	s->long_share -= s->long_share >> c->bin_decay_shift;
 	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
 		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
+	s->timer_share -= s->timer_share >> POL_TSHARE_SHIFT;
+	if (st_flags & POL_LEARN_TIMER_NEAR)
+		s->timer_share += POL_TSHARE_ONE >> POL_TSHARE_SHIFT;
 	/* The context follows the class of the recent idles, not of the last
 	 * one alone: a short and a long idle taking turns (a timer between
 	 * housekeeping wake-ups) would swap the histories, and the pick, on
@@ -799,7 +823,7 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u64 now,
 					   __u64 *residency_ns, __u64 *wake_lat_ns)
 {
-	__u32 st, wake = BPFGOV_WAKE_OTHER;
+	__u32 st, wake = BPFGOV_WAKE_OTHER, near = 0;
 	__u64 res, idle, lat = 0, hist, timer = s ? s->next_timer_ns : 0;
 	int long_poll = 0, stamped = 0, sampled = 0, remote, timed_out = 0;
 
@@ -895,6 +919,15 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 	 * included; and whether it outlasted its first poll limit by more
 	 * than halt's payback point. */
 	hist = idle + s->carry_ns;
+	/* Its last residency's next timer came before a halt paid back: the
+	 * entry pick polls there, and so would a governor left free to. Only
+	 * with a known timer and a polling state to leave. */
+	if (timer && c->state_is_poll[0]) {
+		__u32 h = pol_first_halt(s, c);
+
+		if (h != BPFGOV_NO_STATE && timer - s->state_enter_ns < pol_payback_ns(s, c, h))
+			near = POL_LEARN_TIMER_NEAR;
+	}
 	if (s->carry_ns) {
 		__u32 h = pol_first_halt(s, c);
 		__u64 first = pol_poll_limit_ns(c);
@@ -904,7 +937,7 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 			s->resid_share += POL_BIN_ONE >> c->bin_decay_shift;
 		s->carry_ns = 0;
 	}
-	return pol_idle_learn(s, c, st | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
+	return pol_idle_learn(s, c, st | near | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
 }
 
 /* A wakeup from another CPU is aimed at this (sleeping) CPU: stamp it once

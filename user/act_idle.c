@@ -116,6 +116,12 @@ static void qos_text(const struct act_cpu *c, __u32 pick, const struct bpfgov_co
 
 int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_config *cfg)
 {
+	return act_set_idle_poll(a, cpu, pick, false, cfg);
+}
+
+int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
+		      const struct bpfgov_config *cfg)
+{
 	struct act_cpu *c = act_cpu_get(a, cpu);
 	char want[KNOB_TEXT];
 	bool wrote;
@@ -131,10 +137,11 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 		if (a->o.idle && !cfg->idle_state_fixed)
 			pr_debug("cpu %d: offline or no PM QoS file: pick not applied\n", cpu);
 		c->last_pick = pick;
+		c->last_poll_ok = poll_ok;
 		c->pick_set = c->pick_ever = true;
 		return 0;
 	}
-	if (c->pick_set && c->last_pick == pick)
+	if (c->pick_set && c->last_pick == pick && c->last_poll_ok == poll_ok)
 		return 0;	/* unchanged: act_reassert() watches for drift */
 
 	/* Check everything first so a read-only file changes nothing. */
@@ -153,7 +160,9 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 	/* menu/teo honour stateK/disable: disable states deeper than the pick,
 	 * and the polling states when the pick halts (the PM QoS limit only
 	 * caps the governor's choice: without this a halting pick could not
-	 * stop it from polling); give the others their original back. A
+	 * stop it from polling) unless it leaves polling to the governor
+	 * (@poll_ok: the governor polls where the next timer is near, as
+	 * bpfgov's own entry pick would); give the others their original back. A
 	 * polling pick leaves alone the deeper states that its "n/a" limit
 	 * already excludes (a non-zero exit latency): the kernel's poll time
 	 * limit is the first enabled halting state's target residency, and
@@ -164,7 +173,7 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 		bool deeper = pick != BPFGOV_NO_STATE && (__u32)k > pick &&
 			      !(cfg->state_is_poll[pick] && cfg->state_exit_latency_us[k]);
 		bool poll = pick != BPFGOV_NO_STATE && (__u32)k < pick && cfg->state_is_poll[k] &&
-			    !cfg->state_is_poll[pick];
+			    !cfg->state_is_poll[pick] && !poll_ok;
 		char orig[KNOB_TEXT];
 
 		if (deeper || poll) {
@@ -179,6 +188,7 @@ int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_co
 		return err;
 	}
 	c->last_pick = pick;
+	c->last_poll_ok = poll_ok;
 	c->pick_set = c->pick_ever = true;
 	return 0;
 }

@@ -70,6 +70,7 @@ struct act_cpu {
 	struct knob disable[BPFGOV_MAX_STATES];
 	bool floor_set, pick_set;	/* last_* cached: skip unchanged requests */
 	bool pick_ever;
+	bool last_poll_ok;		/* with last_pick: polling left to the governor */
 	__u32 last_floor, last_pick;
 	__u64 writes, reasserts, errors;
 };

@@ -111,6 +111,11 @@ int act_set_floor(struct actuator *a, int cpu, __u32 floor);
  * changes made by others are caught by act_reassert(). In dry-run, counters
  * (writes) and act_cpu_info().hw_min show what would have been written. */
 int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_config *c);
+/* The same, for a pick that may leave polling to the governor (@poll_ok,
+ * the pick event's arg0): a halting pick then keeps the polling states
+ * enabled. act_set_idle() is this with @poll_ok false. */
+int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
+		      const struct bpfgov_config *c);
 /* Read back every written register/file and re-assert where someone else
  * changed it; returns the number of re-assertions or -errno. */
 int act_reassert(struct actuator *a);

@@ -583,8 +583,9 @@ static void run_ref_idle(int pol, const struct timeline *tl,
  * for an intermediate one, the original value for the deepest) and, under
  * menu and teo, disables the states deeper than the pick (for a polling
  * pick only those that its "n/a" limit does not exclude) and, for a halting
- * pick, the polling states; the governor then makes its own choice under
- * that limit. A pick shallower than the governor's is honoured (the limit
+ * pick, the polling states unless the pick leaves polling to the governor
+ * (poll_ok: near timers are common); the governor then makes its own
+ * choice under that limit. A pick shallower than the governor's is honoured (the limit
  * caps it); a deeper one only as far as polling goes (shallower halting
  * states stay enabled), and haltpoll and ladder ignore the disable knobs.
  * bpfgov's hooks see the state really entered.
@@ -644,7 +645,8 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 				v->rs.disabled[k] = (gov == REF_MENU || gov == REF_TEO) &&
 						    ((k > pick && !(j->poll[pick] &&
 								    cfg->state_exit_latency_us[k])) ||
-						     (k < pick && j->poll[k] && !j->poll[pick]));
+						     (k < pick && j->poll[k] && !j->poll[pick] &&
+						      !s->poll_ok));
 			g = ref_idle_select(&v->gov, nt > elapsed ? nt - elapsed : 0,
 					    delta_tick(o, at));
 			pick = (__u32)g < j->n ? (__u32)g : j->n - 1;

@@ -82,9 +82,10 @@ void print_event(FILE *f, const struct bpfgov_event *e, int json)
 		return;
 	}
 	if (!json) {
-		fprintf(f, "%14.6f cpu%-3u %-9s %-10s util %4u floor %4u pick %u dur %.1fus\n",
+		fprintf(f, "%14.6f cpu%-3u %-9s %-10s util %4u floor %4u pick %u dur %.1fus%s\n",
 			e->ts_ns / 1e9, e->cpu, ev_kind_name(e->kind), ev_reason_name(e->reason),
-			e->util, e->floor, e->idle_pick, e->dur_ns / 1000.0);
+			e->util, e->floor, e->idle_pick, e->dur_ns / 1000.0,
+			e->kind == BPFGOV_EV_PICK && e->arg0 ? " poll_ok" : "");
 		return;
 	}
 	w = jsonw_new(f);

@@ -673,6 +673,22 @@ static void test_idle_disable_menu(void **state)
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
 
+	/* the same pick leaving polling to the governor (poll_ok): polling
+	 * gets its original back, the rest as before; and shut again */
+	assert_int_equal(act_set_idle_poll(a, 0, 3, true, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
+	assert_int_equal(act_set_idle_poll(a, 0, 1, true, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "2\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "1\n");
+	assert_int_equal(act_set_idle_poll(a, 0, 1, false, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "1\n");
+	assert_int_equal(act_set_idle(a, 0, 3, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "1\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state2/disable"), "0\n");
+
 	/* polling: the polling state gets its original back; "n/a" already
 	 * excludes every state with an exit latency, so their knobs keep
 	 * their originals (disabling them would stretch the kernel's poll

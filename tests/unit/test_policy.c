@@ -1212,25 +1212,6 @@ static void test_idle_fixed_state_never_repicks(void **state)
 	}
 }
 
-/* The hot path's x / 100 without a division is the division itself,
- * over the whole 32-bit range (edges, every multiple of 100 +-1 near
- * them, and a sweep). */
-static void test_div100_exact(void **state)
-{
-	static const __u32 edge[] = { 0, 1, 99, 100, 101, 199, 200, 1024 * 400,
-				      0x7fffffffu, 0x80000000u, 0xfffffff0u, 0xffffffffu };
-	__u64 x;
-	__u32 i;
-
-	(void)state;
-	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
-		assert_int_equal(pol_div100(edge[i]), edge[i] / 100);
-	for (x = 0; x <= 0xffffffffull; x += 9973)
-		assert_int_equal(pol_div100((__u32)x), (__u32)x / 100);
-	for (x = 0xffffffffull - 100000; x <= 0xffffffffull; x++)
-		assert_int_equal(pol_div100((__u32)x), (__u32)x / 100);
-}
-
 static void test_idle_history_short_picks_poll_long_picks_halt(void **state)
 {
 	struct sim m;
@@ -1953,6 +1934,93 @@ static void test_idle_timer_cap(void **state)
 	m.s.wake_cost_ns[1] = 100 * US;
 	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 199 * US), 0);
 	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 200 * US), 1);
+}
+
+/* One idle period in halt, woken from another CPU: @dur long, its next
+ * timer @timer after entry. Returns pol_idle_exit's flags. */
+static __u32 sim_timed_idle(struct sim *m, __u64 dur, __u64 timer)
+{
+	m->s.next_timer_ns = m->now + timer;
+	return sim_idle(m, dur, 1, 10 * US);
+}
+
+/* Near timers: a halting pick of the history's own leaves polling to the
+ * governor (poll_ok) once one idle in 32 had its next timer before halt
+ * paid back, and takes it back below one in 64; the veto's halt never
+ * does; a poll_ok change alone is a pick decision with the reason kept. */
+static void test_idle_near_timer_poll_ok(void **state)
+{
+	struct sim m;
+	__u32 flips = 0, r, reason, i;
+	int ok = 0;
+
+	(void)state;
+	sim_init(&m);
+	m.c.state_exit_latency_us[1] = 50;	/* halt pays back from 100us */
+	m.c.state_residency_us[1] = 50;
+	sim_reinit(&m);
+	for (i = 0; i < 64; i++) {		/* long idles, far timers */
+		sim_busy(&m, 100 * US, 0);
+		sim_timed_idle(&m, 1 * MS, 10 * MS);
+	}
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.timer_share, 0);
+	assert_int_equal(m.s.poll_ok, 0);
+	reason = m.s.pick_reason;
+	/* one in 8 has its timer 60us away (< 100us): poll_ok comes, once */
+	for (i = 0; i < 400; i++) {
+		sim_busy(&m, 100 * US, 0);
+		r = i % 8 ? sim_timed_idle(&m, 1 * MS, 10 * MS) : sim_timed_idle(&m, 80 * US, 60 * US);
+		if ((int)m.s.poll_ok != ok) {
+			assert_true(r & POL_PICK);
+			ok = (int)m.s.poll_ok;
+			flips++;
+		}
+	}
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.poll_ok, 1);
+	assert_int_equal(flips, 1);
+	assert_int_equal(m.s.pick_reason, reason);	/* poll_ok alone */
+	assert_true(m.s.timer_share >= 65536 / 32);
+	/* a timer at the payback point itself is not near */
+	r = m.s.timer_share;
+	sim_busy(&m, 100 * US, 0);
+	sim_timed_idle(&m, 1 * MS, 100 * US);
+	assert_int_equal(m.s.timer_share, r - (r >> 8));
+	/* far timers only: kept down to 1/64, then taken back, once */
+	for (i = 0; i < 1000; i++) {
+		sim_busy(&m, 100 * US, 0);
+		r = sim_timed_idle(&m, 1 * MS, 10 * MS);
+		if ((int)m.s.poll_ok != ok) {
+			assert_true(r & POL_PICK);
+			assert_true(m.s.timer_share < 65536 / 64);
+			ok = (int)m.s.poll_ok;
+			flips++;
+		}
+		if (ok)
+			assert_true(m.s.timer_share >= 65536 / 64);
+	}
+	assert_int_equal(m.s.poll_ok, 0);
+	assert_int_equal(flips, 2);
+	/* the veto's halt (the history says poll) shuts polling again */
+	m.s.timer_share = 65536 / 2;
+	assert_int_equal(pol_idle_learn(&m.s, &m.c, 1 | POL_LEARN_SELECT_ONLY, 0, 0), POL_PICK);
+	assert_int_equal(m.s.poll_ok, 1);
+	m.s.bins[0] = 8 * 1024;
+	m.s.bins[1] = 0;
+	m.s.long_share = 1024;
+	assert_int_equal(pol_idle_learn(&m.s, &m.c, 1 | POL_LEARN_SELECT_ONLY, 0, 0), POL_PICK);
+	assert_int_equal(m.s.hist_pick, 0);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.poll_ok, 0);
+	/* nothing to leave to the governor without a polling state */
+	m.c.state_is_poll[0] = 0;
+	m.s.bins[0] = 0;
+	m.s.bins[1] = 8 * 1024;
+	m.s.long_share = 0;
+	pol_idle_learn(&m.s, &m.c, 1 | POL_LEARN_SELECT_ONLY, 0, 0);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.poll_ok, 0);
 }
 
 /* A timer wake-up measures the wake-up cost from the programmed expiry
@@ -2891,7 +2959,6 @@ int main(void)
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
 		cmocka_unit_test(test_idle_history_short_picks_poll_long_picks_halt),
 		cmocka_unit_test(test_idle_fixed_state_never_repicks),
-		cmocka_unit_test(test_div100_exact),
 		cmocka_unit_test(test_idle_measured_cost_raises_payback),
 		cmocka_unit_test(test_idle_long_poll_veto),
 		cmocka_unit_test(test_idle_qos_limit),
@@ -2913,6 +2980,7 @@ int main(void)
 		cmocka_unit_test(test_idle_poll_timeout_edges),
 		cmocka_unit_test(test_idle_poll_limit),
 		cmocka_unit_test(test_idle_timer_cap),
+		cmocka_unit_test(test_idle_near_timer_poll_ok),
 		cmocka_unit_test(test_idle_timer_wake_cost),
 		cmocka_unit_test(test_idle_wake_reason_first_wins),
 		cmocka_unit_test(test_floor_fall_delay),

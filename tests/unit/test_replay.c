@@ -765,6 +765,56 @@ static void test_as_actuated(void **state)
 	free(r);
 }
 
+/* As actuated, near timers: long timer sleeps (bpfgov halts) and one in 8
+ * a 40 us sleep whose timer is that near, before halt (50/50 us) pays back.
+ * The halting pick leaves polling to menu and teo (poll_ok), which poll
+ * those as bpfgov's own entry pick does; shut, they would halt them all. */
+static void test_as_actuated_near_timers(void **state)
+{
+	struct replay_result *r = calloc(1, sizeof(*r));
+	struct replay_opts o;
+	struct trace t;
+	char err[512];
+	__u64 now = 1000 * MS;
+	__u32 near = 0;
+
+	(void)state;
+	assert_non_null(r);
+	trace_init(&t);
+	t.nr_cpus = 1;
+	t.nr_states = 2;
+	t.states[0].is_poll = 1;
+	t.states[0].cost_ns = 1;
+	t.states[1].exit_latency_us = 50;
+	t.states[1].residency_us = 50;
+	t.states[1].cost_ns = 50 * US;
+	for (int i = 0; i < 800; i++) {
+		__u64 sleep = (i % 8 == 7 ? 40 : 700) * US;
+
+		near += i % 8 == 7;
+		trace_add(&t, now + 300 * US, 300 * US, 0, BPFGOV_EV_BUSY, TRACE_NO_STATE);
+		now += 300 * US;
+		assert_int_equal(trace_add_idle(&t, now + sleep + 50 * US, sleep + 50 * US, 0, 1,
+						sleep, TRACE_WAKE_TIMER), 0);
+		now += sleep + 50 * US;
+	}
+	replay_opts_default(&o);
+	o.policies = (1u << RP_BPFGOV) | (1u << RP_MENU) | (1u << RP_BPF_MENU) |
+		     (1u << RP_BPF_TEO);
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	/* the ideal column polls the near ones at entry (timer cap) */
+	assert_true(r->p[RP_BPFGOV].state_use[0] + 10 >= near);
+	assert_true(r->p[RP_BPFGOV].state_use[1] >= 700 - 10);
+	/* as actuated: most of them, once near timers are one in 32 */
+	assert_true(r->p[RP_BPF_MENU].state_use[0] + 20 >= near);
+	assert_true(r->p[RP_BPF_TEO].state_use[0] + 20 >= near);
+	assert_true(r->p[RP_BPF_MENU].state_use[0] <= r->p[RP_MENU].state_use[0]);
+	/* near sleeps halted cost 50 us each: 6.25 us per idle if all were */
+	assert_true(r->p[RP_BPF_MENU].latency_dist_us < 1.0);
+	trace_free(&t);
+	free(r);
+}
+
 /* The PM QoS limit and stateK/disable in each model, as in the kernel. */
 static void test_models_latency_req(void **state)
 {
@@ -861,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_sugov_hold_tick_stopped),
 		cmocka_unit_test(test_hwp_passive),
 		cmocka_unit_test(test_as_actuated),
+		cmocka_unit_test(test_as_actuated_near_timers),
 		cmocka_unit_test(test_models_latency_req),
 		cmocka_unit_test(test_wake_pairing),
 		cmocka_unit_test(test_policy_names),
