@@ -110,6 +110,9 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(FLAGS_STAMP) | $(BUILD)/bpf
 BPF_CC := $(CLANG)
 $(BUILD)/bpf/bpfgov_scx.bpf.o: private BPF_CC := $(SCX_CLANG)
 $(BUILD)/bpf/bpfgov_scx.bpf.o: private BPF_CFLAGS += -mcpu=v3
+# v3 (ALU32, JMP32; kernels 5.1+, below what tp_btf needs): no zero
+# extensions of 32-bit values on the tracepoint programs' hot paths.
+$(BUILD)/bpf/bpfgov_trace.bpf.o: private BPF_CFLAGS += -mcpu=v3
 
 # `bpftool gen object` links and strips DWARF (the skeleton embeds the
 # object); scripts/fix-skel.sh adapts what bpftool 7.5 emits to libbpf 1.4

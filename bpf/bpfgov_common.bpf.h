@@ -221,36 +221,63 @@ static __always_inline void gov_emit_flags(struct bpfgov_cpu_state *s, const str
 		gov_decision(s, c, cpu, BPFGOV_EV_PICK, s->pick_reason, now);
 }
 
+/*
+ * The event handlers take the CPU's state and the tunables from their
+ * caller, which looks them up once per event (an event may run several);
+ * the gov_on_*() wrappers look them up themselves.
+ */
+
+/* The CPU switches from a task to its idle task: the busy run ends. */
+static __always_inline void gov_busy_end(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
+					 __u32 cpu, __u64 now)
+{
+	__u64 run = s->busy ? now - s->busy_since_ns : 0;
+
+	s->nr_switches++;
+	pol_busy_end(s, c, now);
+	if (run)
+		gov_tap(s, c, cpu, BPFGOV_EV_BUSY, 0, now, run, 0);
+}
+
+/* The CPU switches from its idle task to a task: a busy run begins. */
+static __always_inline void gov_busy_begin(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
+					   __u32 cpu, __u64 now)
+{
+	__u64 gap = s->idle_since_ns ? now - s->idle_since_ns : 0;
+	__u32 flags;
+
+	s->nr_switches++;
+	flags = pol_busy_begin(s, c, now);
+	if (gap)
+		gov_tap(s, c, cpu, BPFGOV_EV_IDLE_GAP, 0, now, gap, 0);
+	gov_emit_flags(s, c, cpu, flags, now);
+}
+
 /* The CPU switched tasks; only transitions to/from its idle task matter. */
 static __always_inline void gov_on_switch(__u32 cpu, int prev_idle, int next_idle, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct bpfgov_config *c;
-	__u64 run, gap;
-	__u32 flags;
 
 	if (!s)
 		return;
-	s->nr_switches++;
 	/* Task to task, the common case on this hot path: nothing else to
 	 * do, so do not even look up the tunables. */
-	if (prev_idle == next_idle)
-		return;
-	c = gov_cfg();
-	if (!c)
-		return;
-	if (next_idle) {
-		run = s->busy ? now - s->busy_since_ns : 0;
-		pol_busy_end(s, c, now);
-		if (run)
-			gov_tap(s, c, cpu, BPFGOV_EV_BUSY, 0, now, run, 0);
+	if (prev_idle == next_idle || !(c = gov_cfg())) {
+		s->nr_switches++;
 		return;
 	}
-	gap = s->idle_since_ns ? now - s->idle_since_ns : 0;
-	flags = pol_busy_begin(s, c, now);
-	if (gap)
-		gov_tap(s, c, cpu, BPFGOV_EV_IDLE_GAP, 0, now, gap, 0);
-	gov_emit_flags(s, c, cpu, flags, now);
+	if (next_idle)
+		gov_busy_end(s, c, cpu, now);
+	else
+		gov_busy_begin(s, c, cpu, now);
+}
+
+static __always_inline void gov_idle_enter(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
+					   __u32 cpu, __u32 state, __u64 now)
+{
+	s->next_timer_ns = gov_next_timer(cpu);
+	pol_idle_enter(s, c, state, now);
 }
 
 static __always_inline void gov_on_idle_enter(__u32 cpu, __u32 state, __u64 now)
@@ -260,19 +287,15 @@ static __always_inline void gov_on_idle_enter(__u32 cpu, __u32 state, __u64 now)
 
 	if (!s || !c)
 		return;
-	s->next_timer_ns = gov_next_timer(cpu);
-	pol_idle_enter(s, c, state, now);
+	gov_idle_enter(s, c, cpu, state, now);
 }
 
-static __always_inline void gov_on_idle_exit(__u32 cpu, __u64 now)
+static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
+					  __u32 cpu, __u64 now)
 {
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
-	struct bpfgov_config *c = gov_cfg();
 	__u64 res, lat, timer;
 	__u32 st, flags;
 
-	if (!s || !c)
-		return;
 	st = s->cur_state;
 	timer = s->next_timer_ns > s->state_enter_ns ? s->next_timer_ns - s->state_enter_ns : 0;
 	flags = pol_idle_exit(s, c, now, &res, &lat);
@@ -281,6 +304,16 @@ static __always_inline void gov_on_idle_exit(__u32 cpu, __u64 now)
 	if (lat)
 		gov_tap(s, c, cpu, BPFGOV_EV_WAKE_LAT, 0, now, lat, st);
 	gov_emit_flags(s, c, cpu, flags, now);
+}
+
+static __always_inline void gov_on_idle_exit(__u32 cpu, __u64 now)
+{
+	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	struct bpfgov_config *c = gov_cfg();
+
+	if (!s || !c)
+		return;
+	gov_idle_exit(s, c, cpu, now);
 }
 
 /* A wakeup is aimed at @cpu: timestamp it to measure the wake-up cost.

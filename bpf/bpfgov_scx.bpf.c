@@ -76,11 +76,19 @@ const volatile bool scx_sched_only;
  * idle periods come from there, not from dispatch()/running(). */
 const volatile bool scx_idle_hook;
 
-/* When the task now running on each CPU started (bpf_ktime_get_ns):
- * stopping() charges the time actually run.  The slice handed out varies
- * (and the kernel may refill it), so "slice given - slice left" would
- * overcharge short runs and starve tasks that sleep often. */
+/* The kernel's account of the run time of the task now running on each
+ * CPU (se.sum_exec_runtime) when it started: stopping() charges the time
+ * actually run, from the same account (the kernel updates it before
+ * ops.stopping), without reading a clock in either hook.  The slice handed
+ * out varies (and the kernel may refill it), so "slice given - slice left"
+ * would overcharge short runs and starve tasks that sleep often. */
 __u64 scx_run_start[BPFGOV_MAX_CPUS];
+
+/* Set by the loader one second in four (as it attaches sched_waking in
+ * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
+ * stamp it for the wake-up cost, which moves slowly; the other seconds
+ * pay no clock read for it. */
+volatile __u32 scx_wake_sample = 1;
 
 /* Last perf value asked for, per CPU, plus one (0: never set).  Written
  * only under that CPU's rq lock, so plain stores are enough. */
@@ -167,7 +175,7 @@ static __always_inline u64 task_slice(void)
  * already awake (the waker queued it there), and the core ignores those. */
 static __always_inline void stamp_wake(s32 cpu)
 {
-	if (cpu != (s32)bpf_get_smp_processor_id())
+	if (scx_wake_sample && cpu != (s32)bpf_get_smp_processor_id())
 		bpfgov_scx_wake((__u32)cpu);
 }
 
@@ -293,13 +301,13 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 {
 	s32 cpu = task_cpu_of(p);
 	struct bpfgov_cpu_state *s;
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now;
 
 	/* The global vtime clock follows the task that runs. */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
 	if (cpu >= 0)
-		scx_run_start[cpu_slot(cpu)] = now;
+		scx_run_start[cpu_slot(cpu)] = p->se.sum_exec_runtime;
 	if (scx_sched_only)
 		return;
 
@@ -313,6 +321,7 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	/* The first task after idle (with update_idle attached, that already
 	 * ended the idle period; a CPU busy when we attached is seen first
 	 * here): idle exit, then the switch away from idle. */
+	now = bpf_ktime_get_ns();
 	if (s->cur_state != BPFGOV_NO_STATE)
 		bpfgov_scx_idle_exit((__u32)cpu, now);
 	bpfgov_scx_switch((__u32)cpu, 1, 0, now);
@@ -321,14 +330,15 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)
 {
-	u64 used = 0, start, now = bpf_ktime_get_ns(), weight = p->scx.weight ? p->scx.weight : 1;
+	u64 used = 0, start, now = p->se.sum_exec_runtime;
+	u64 weight = p->scx.weight ? p->scx.weight : 1;
 	s32 cpu = task_cpu_of(p);
 
 	/* Charge the time actually run, scaled by the inverse weight
 	 * (weight 100 = nice 0). */
 	if (cpu >= 0) {
 		start = scx_run_start[cpu_slot(cpu)];
-		if (start && now > start)
+		if (now > start)
 			used = now - start;
 	}
 	p->scx.dsq_vtime += used * 100 / weight;

@@ -42,45 +42,68 @@ static __always_inline struct bpfgov_runs_cpu *runs_of(__u32 cpu)
 	return &runs_cpu[cpu & (BPFGOV_MAX_CPUS - 1)];
 }
 
-/* Idle states, and busy runs (include/bpfgov_runs.h). */
+/* Idle states, and busy runs (include/bpfgov_runs.h). The CPU's state
+ * and the tunables are looked up once for all the event does. */
 SEC("tp_btf/cpu_idle")
 int BPF_PROG(bpfgov_cpu_idle, unsigned int state, unsigned int cpu_id)
 {
 	struct task_struct *idle = bpf_get_current_task_btf();
 	struct bpfgov_runs_cpu *h = runs_of(cpu_id);
 	struct bpfgov_cpu_state *s = gov_cpu(cpu_id);
+	struct bpfgov_config *c = gov_cfg();
 	__u64 now = bpf_ktime_get_ns();
 
-	if (!s)
+	if (!s || !c)
 		return 0;
 	if (state == PWR_EVENT_EXIT) {
-		gov_on_idle_exit(cpu_id, now);
+		gov_idle_exit(s, c, cpu_id, now);
 		if (runs_at_exit(h, s->busy, !!(idle->thread_info.flags & IDLE_RESCHED_MASK),
 				 now) == RUNS_BEGIN)
-			gov_on_switch(cpu_id, 1, 0, now);
+			gov_busy_begin(s, c, cpu_id, now);
 		return 0;
 	}
 	switch (runs_at_enter(h, s->busy, idle->nivcsw)) {
 	case RUNS_END:
-		gov_on_switch(cpu_id, 0, 1, now);
+		gov_busy_end(s, c, cpu_id, now);
 		break;
 	case RUNS_CUT:
-		gov_on_switch(cpu_id, 0, 1, h->exit_ns);
+		gov_busy_end(s, c, cpu_id, h->exit_ns);
 		break;
 	case RUNS_MISSED:
-		gov_on_switch(cpu_id, 1, 0, runs_missed_start(h, now));
-		gov_on_switch(cpu_id, 0, 1, now);
+		gov_busy_begin(s, c, cpu_id, runs_missed_start(h, now));
+		gov_busy_end(s, c, cpu_id, now);
 		break;
 	default:
 		break;
 	}
-	gov_on_idle_enter(cpu_id, state, now);
+	gov_idle_enter(s, c, cpu_id, state, now);
 	return 0;
 }
+
+/*
+ * Wake-up stamps are samples (the cost they measure is averaged per idle
+ * state, and moves slowly): one wake-up in GOV_WAKE_SAMPLE from each CPU
+ * looks at its target, unless a tap reader records every wake-up cost. The
+ * others cost a counter on the waker's own line, not a read of the target
+ * CPU's state: that line is the sleeping CPU's, written at its idle entry,
+ * so reading it is a cross-CPU miss, and the stamp another one at the exit.
+ */
+#define GOV_WAKE_SAMPLE	4
+#define GOV_SEQ_STRIDE	(BPFGOV_CACHE_LINE / sizeof(__u32))
+
+static __u32 wake_seq[BPFGOV_MAX_CPUS * GOV_SEQ_STRIDE] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(bpfgov_waking, struct task_struct *p)
 {
+	__u32 *seq = &wake_seq[(bpf_get_smp_processor_id() & (BPFGOV_MAX_CPUS - 1)) * GOV_SEQ_STRIDE];
+	struct bpfgov_control *ctl;
+
+	if ((*seq)++ & (GOV_WAKE_SAMPLE - 1)) {
+		ctl = gov_ctl();
+		if (!ctl || !(ctl->tap_kinds & (1u << BPFGOV_EV_WAKE_LAT)))
+			return 0;
+	}
 	/* task_cpu(p) before select_task_rq: where the task last ran, the
 	 * CPU that usually gets the wakeup. A miss only costs one sample.
 	 * A direct load (p is a trusted BTF pointer), not a probe-read call. */

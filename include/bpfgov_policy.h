@@ -81,10 +81,18 @@ static __always_inline __u32 pol_min32(__u32 a, __u32 b) { return a < b ? a : b;
 static __always_inline __u32 pol_max32(__u32 a, __u32 b) { return a > b ? a : b; }
 static __always_inline __u64 pol_max64(__u64 a, __u64 b) { return a > b ? a : b; }
 
+/* x / 100 for any 32-bit x, without a division (exact: the reciprocal
+ * rounded up, 0x51eb851f / 2^37, errs by less than one unit below 2^32;
+ * a 64-bit division costs tens of cycles on the hot path). */
+static __always_inline __u32 pol_div100(__u32 x)
+{
+	return (__u32)(((__u64)x * 0x51eb851full) >> 37);
+}
+
 /* util * headroom, clamped to [floor_min, floor_max] and to the scale. */
 static __always_inline __u32 pol_target(const struct bpfgov_config *c, __u32 util)
 {
-	__u32 t = util * c->headroom_pct / 100;
+	__u32 t = pol_div100(util * c->headroom_pct);
 
 	t = pol_min32(t, BPFGOV_SCALE);
 	t = pol_min32(t, c->floor_max);
@@ -129,9 +137,13 @@ static __always_inline __u32 pol_util_at(const struct bpfgov_cpu_state *s,
 
 	if (!dur)
 		return s->util;
-	if (seg_busy_ns > dur)
-		seg_busy_ns = dur;
-	sample = (__u32)(seg_busy_ns * BPFGOV_SCALE / dur);
+	/* All busy (a tick in a long run) or all idle: no division. */
+	if (seg_busy_ns >= dur)
+		sample = BPFGOV_SCALE;
+	else if (!seg_busy_ns)
+		sample = 0;
+	else
+		sample = (__u32)(seg_busy_ns * BPFGOV_SCALE / dur);
 	return pol_smooth(c, s->util, sample, dur);
 }
 
@@ -485,21 +497,6 @@ static __always_inline __u32 pol_nr_states(const struct bpfgov_config *c)
 	return c->nr_states ? pol_min32(c->nr_states, BPFGOV_MAX_STATES) : 1;
 }
 
-/* Deepest state whose payback point is <= dur. */
-static __always_inline __u32 pol_bin_of(const struct bpfgov_cpu_state *s,
-					const struct bpfgov_config *c, __u64 dur_ns)
-{
-	__u32 k, n = pol_nr_states(c), bin = 0;
-
-	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
-		if (k >= n)
-			break;
-		if (pol_payback_ns(s, c, k) <= dur_ns)
-			bin = k;
-	}
-	return bin;
-}
-
 static __always_inline int pol_allowed(const struct bpfgov_cpu_state *s,
 				       const struct bpfgov_config *c, __u32 k)
 {
@@ -760,28 +757,38 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
-	__u32 k, n, bin, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1);
+	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1);
 	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
+	__u64 pb[BPFGOV_MAX_STATES], pb_st;
 
 	if (!s || !c)
 		return 0;
 	if (st_flags & POL_LEARN_SELECT_ONLY)
 		return pol_idle_select(s, c, long_poll);
 	n = pol_nr_states(c);
-	/* Above/below accounting, as the kernel's cpuidle does it. */
+	/* Above/below accounting, as the kernel's cpuidle does it. Each
+	 * state's payback point is worked out once (a division each). */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
-		if (pol_allowed(s, c, k) && pol_payback_ns(s, c, k) <= idle)
+		pb[k] = pol_payback_ns(s, c, k);
+		if (pol_allowed(s, c, k) && pb[k] <= idle)
 			deepest_ok = k;
 	}
-	if (idle < pol_payback_ns(s, c, st))
+	pb_st = st < n ? pb[st] : pol_payback_ns(s, c, st);
+	if (idle < pb_st)
 		s->nr_too_deep++;
 	else if (deepest_ok > st)
 		s->nr_too_shallow++;
 
-	/* History: decay, then add this idle period to its bin. */
-	bin = pol_bin_of(s, c, hist);
+	/* History: decay, then add this idle period to its bin, that of
+	 * the deepest state whose payback point is <= hist. */
+	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		if (pb[k] <= hist)
+			bin = k;
+	}
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;

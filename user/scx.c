@@ -237,6 +237,14 @@ int scx_trigger_test_error(struct scx_ctx *c)
 	return 0;
 }
 
+int scx_wake_sample(struct scx_ctx *c, bool on)
+{
+	if (!c || !c->skel || !c->skel->data)
+		return -EINVAL;
+	((volatile struct bpfgov_scx__data *)c->skel->data)->scx_wake_sample = on;
+	return 0;
+}
+
 int scx_detach(struct scx_ctx *c)
 {
 	int err = 0;

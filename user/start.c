@@ -53,6 +53,8 @@ struct lat_ring {
 	__u64 *ns;
 	__u64 n;
 	__u64 max;
+	__u64 pct_n;		/* n when p50/p99 were last selected */
+	double p50, p99;
 };
 
 struct gov {
@@ -100,9 +102,13 @@ struct gov {
 	__u64 deferred;			/* floor changes held for an idle CPU */
 	/* resume and hotplug (platform_watch) */
 	char online[256];		/* devices/system/cpu/online, last seen */
+	int online_fd;			/* ... kept open: one pread per check */
 	__s64 boot_off_ns;		/* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
 	__u64 reapplies;
 	__u64 next_watch_ns;
+	pid_t pid;
+	char *status_doc;		/* the status file's content, last written */
+	size_t status_len;
 };
 
 /* ------------------------------------------------------ start's options */
@@ -501,17 +507,24 @@ static __u64 kth_smallest(__u64 *v, long n, long k)
 	return v[k];
 }
 
-/* p50/p99 over the retained samples, in us. */
-static void lat_pcts(const struct gov *g, const struct lat_ring *r, double *p50, double *p99)
+/* p50/p99 over the retained samples, in us; selected again only when
+ * samples came in since the last time (the status is written every
+ * second, mostly with the same samples). */
+static void lat_pcts(const struct gov *g, struct lat_ring *r, double *p50, double *p99)
 {
 	long n = r->n < LAT_SAMPLES ? (long)r->n : LAT_SAMPLES, k99 = (n - 1) * 99 / 100;
 
-	*p50 = *p99 = 0;
-	if (!n)
-		return;
-	memcpy(g->lat_sorted, r->ns, n * sizeof(*g->lat_sorted));
-	*p99 = kth_smallest(g->lat_sorted, n, k99) / 1000.0;
-	*p50 = kth_smallest(g->lat_sorted, k99 + 1, (n - 1) / 2) / 1000.0;
+	if (r->pct_n != r->n) {
+		r->pct_n = r->n;
+		r->p50 = r->p99 = 0;
+		if (n) {
+			memcpy(g->lat_sorted, r->ns, n * sizeof(*g->lat_sorted));
+			r->p99 = kth_smallest(g->lat_sorted, n, k99) / 1000.0;
+			r->p50 = kth_smallest(g->lat_sorted, k99 + 1, (n - 1) / 2) / 1000.0;
+		}
+	}
+	*p50 = r->p50;
+	*p99 = r->p99;
 }
 
 static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s);
@@ -668,7 +681,7 @@ static void status_platform(json_writer_t *w, const struct gov *g)
 	jsonw_raw(w, g->plat_json);
 }
 
-static void lat_json(json_writer_t *w, const struct gov *g, const struct lat_ring *r)
+static void lat_json(json_writer_t *w, const struct gov *g, struct lat_ring *r)
 {
 	double p50, p99;
 
@@ -680,7 +693,7 @@ static void lat_json(json_writer_t *w, const struct gov *g, const struct lat_rin
 }
 
 /* Actuator and counters as JSON: the status file and --report. */
-static void write_status_json(const struct gov *g, FILE *f)
+static void write_status_json(struct gov *g, FILE *f)
 {
 	json_writer_t *w = jsonw_new(f);
 	struct act_cpu_info ai;
@@ -689,7 +702,7 @@ static void write_status_json(const struct gov *g, FILE *f)
 	if (!w)
 		return;
 	jsonw_start_object(w);
-	jsonw_int_field(w, "pid", getpid());
+	jsonw_int_field(w, "pid", g->pid);
 	jsonw_string_field(w, "mode", mode_name(g->mode));
 	jsonw_string_field(w, "backend", act_backend_name(act_backend(g->act)));
 	jsonw_string_field(w, "backend_reason", act_reason(g->act));
@@ -754,20 +767,46 @@ static int fill_status_json(FILE *f, void *g)
 	return 0;
 }
 
-static int write_json_file(const struct gov *g, const char *path)
+static int write_json_file(struct gov *g, const char *path)
 {
-	return write_file_atomic(path, 0600, false, fill_status_json, (void *)g);
+	return write_file_atomic(path, 0600, false, fill_status_json, g);
 }
 
-static void publish_status(const struct gov *g)
+/*
+ * The status file, once a second: rendered in memory and written (whole,
+ * by a rename) only when it differs from what the file holds. A loader
+ * with nothing to report makes no system call for it, one that has
+ * something makes four (create, write, close, rename).
+ */
+static void publish_status(struct gov *g)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], *doc = NULL;
+	size_t len = 0;
+	FILE *f;
 	int err;
 
+	f = open_memstream(&doc, &len);
+	if (!f)
+		return;
+	write_status_json(g, f);
+	if (fclose(f) || !doc) {
+		free(doc);
+		return;
+	}
+	if (g->status_doc && len == g->status_len && !memcmp(doc, g->status_doc, len)) {
+		free(doc);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
-	err = write_json_file(g, path);
-	if (err)
+	err = write_buf_atomic(path, 0600, doc, len);
+	if (err) {
 		pr_debug("cannot write %s: %s\n", path, strerror(-err));
+		free(doc);
+		return;
+	}
+	free(g->status_doc);
+	g->status_doc = doc;
+	g->status_len = len;
 }
 
 /* One line a second: what the governor decided, per CPU (first 8). */
@@ -990,12 +1029,14 @@ static void follow_ppd(struct gov *g)
 }
 
 /*
- * Wake-up cost samples (tracepoint mode). sched_waking runs on every
- * wake-up in the system, yet it only stamps the rare wake-up aimed at a
- * sleeping CPU, and the cost it measures (per idle state, averaged) moves
- * slowly. So it is attached one second in WAKE_SAMPLE_EVERY: the average
- * keeps learning, and the other seconds pay nothing. sched_ext mode takes
- * its stamps in select_cpu/enqueue, which run anyway.
+ * Wake-up cost samples. sched_waking runs on every wake-up in the system,
+ * yet it only stamps the rare wake-up aimed at a sleeping CPU, and the
+ * cost it measures (per idle state, averaged) moves slowly. So it is
+ * attached one second in WAKE_SAMPLE_EVERY: the average keeps learning,
+ * and the other seconds pay nothing. sched_ext mode takes its stamps in
+ * select_cpu/enqueue, which run anyway: there a flag in the scheduler's
+ * mapped data turns the stamp (a clock read per wake-up of a sleeping
+ * CPU) on for the same seconds.
  */
 #define WAKE_SAMPLE_EVERY	4
 
@@ -1004,6 +1045,10 @@ static void wake_sampling(struct gov *g, unsigned long sec)
 	struct bpf_link **l;
 	bool want = sec % WAKE_SAMPLE_EVERY == 0;
 
+	if (g->scx) {
+		scx_wake_sample(g->scx, want);
+		return;
+	}
 	if (!g->trace)
 		return;
 	l = &g->trace->links.bpfgov_waking;
@@ -1037,13 +1082,35 @@ static __s64 boot_offset_ns(void)
 	return ((__s64)b.tv_sec - m.tv_sec) * 1000000000ll + (b.tv_nsec - m.tv_nsec);
 }
 
-static void read_online(const struct gov *g, char *buf, size_t n)
+/* The online mask, read through a descriptor kept open (sysfs renders an
+ * attribute again for a read at offset 0): one system call per check
+ * where opening it each time costs four. Opened again when a read fails. */
+static void read_online(struct gov *g, char *buf, size_t n)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], *nl;
+	ssize_t got = -1;
 
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", g->o->sysfs_root);
-	if (read_line(path, buf, n))
-		buf[0] = '\0';
+	buf[0] = '\0';
+	if (g->online_fd >= 0) {
+		got = pread(g->online_fd, buf, n - 1, 0);
+		if (got < 0) {
+			close(g->online_fd);
+			g->online_fd = -1;
+		}
+	}
+	if (g->online_fd < 0) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/online", g->o->sysfs_root);
+		g->online_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (g->online_fd < 0)
+			return;
+		got = pread(g->online_fd, buf, n - 1, 0);
+	}
+	if (got <= 0)
+		return;
+	buf[got] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
 }
 
 /* After resume or CPU online the drivers rewrote their registers from
@@ -1254,7 +1321,8 @@ static void say_backend(const struct gov *g)
 static int start_main(struct start_opts *o)
 {
 	struct act_opts ao = {};
-	struct gov g = { .o = o, .lock_fd = -1, .cpu_fd = -1, .ctl_fd = -1 };
+	struct gov g = { .o = o, .lock_fd = -1, .cpu_fd = -1, .ctl_fd = -1, .online_fd = -1,
+			 .pid = getpid() };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char path[PATH_MAX];
 	__u64 t0, deadline = 0;
@@ -1434,6 +1502,9 @@ cleanup:
 		cfg_origins_remove(gov_run_dir());
 	met_destroy(g.met, gov_run_dir());
 	free(g.plat_json);
+	free(g.status_doc);
+	if (g.online_fd >= 0)
+		close(g.online_fd);
 	free(g.pend);
 	free(g.pend_floor);
 	free(g.idle_now);

@@ -352,6 +352,35 @@ int write_file_atomic(const char *path, mode_t mode, bool durable,
 	return err;
 }
 
+int write_buf_atomic(const char *path, mode_t mode, const char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	char tmp[PATH_MAX];
+	ssize_t n;
+	int fd, err = 0;
+
+	base = base ? base + 1 : path;
+	if (fmt_checked(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int)(base - path), path, base) < 0)
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (!err && mode != 0600 && fchmod(fd, mode))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
 bool path_exists(const char *path)
 {
 	struct stat st;

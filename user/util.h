@@ -76,6 +76,10 @@ int write_exact(const char *path, const char *buf, size_t len);
  * rename and the directory after it. 0 or -errno (the temp file removed). */
 int write_file_atomic(const char *path, mode_t mode, bool durable,
 		      int (*fill)(FILE *f, void *ctx), void *ctx);
+/* The same for @len bytes already in memory, not durable, in four system
+ * calls (create, write, close, rename; a chmod only for a mode other than
+ * mkostemp's 0600). 0 or -errno. */
+int write_buf_atomic(const char *path, mode_t mode, const char *buf, size_t len);
 
 /* --- files --- */
 bool path_exists(const char *path);

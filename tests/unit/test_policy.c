@@ -1212,6 +1212,25 @@ static void test_idle_fixed_state_never_repicks(void **state)
 	}
 }
 
+/* The hot path's x / 100 without a division is the division itself,
+ * over the whole 32-bit range (edges, every multiple of 100 +-1 near
+ * them, and a sweep). */
+static void test_div100_exact(void **state)
+{
+	static const __u32 edge[] = { 0, 1, 99, 100, 101, 199, 200, 1024 * 400,
+				      0x7fffffffu, 0x80000000u, 0xfffffff0u, 0xffffffffu };
+	__u64 x;
+	__u32 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		assert_int_equal(pol_div100(edge[i]), edge[i] / 100);
+	for (x = 0; x <= 0xffffffffull; x += 9973)
+		assert_int_equal(pol_div100((__u32)x), (__u32)x / 100);
+	for (x = 0xffffffffull - 100000; x <= 0xffffffffull; x++)
+		assert_int_equal(pol_div100((__u32)x), (__u32)x / 100);
+}
+
 static void test_idle_history_short_picks_poll_long_picks_halt(void **state)
 {
 	struct sim m;
@@ -2959,6 +2978,7 @@ int main(void)
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
 		cmocka_unit_test(test_idle_history_short_picks_poll_long_picks_halt),
 		cmocka_unit_test(test_idle_fixed_state_never_repicks),
+		cmocka_unit_test(test_div100_exact),
 		cmocka_unit_test(test_idle_measured_cost_raises_payback),
 		cmocka_unit_test(test_idle_long_poll_veto),
 		cmocka_unit_test(test_idle_qos_limit),

@@ -31,11 +31,13 @@ HZ=100	# USER_HZ: /proc/PID/stat times
 
 have() { [ -x "/bin/$1" ]; }
 
-# pid -> CPU time in 1/100 s: from schedstat (ns) where the kernel has it,
-# since at 1 % of a CPU a few seconds hold only a few USER_HZ ticks.
+# pid -> CPU time in 1/100 s of all its threads: from schedstat (ns, one
+# file per thread) where the kernel has it, since at 1 % of a CPU a few
+# seconds hold only a few USER_HZ ticks.
 loader_ticks() {
 	if [ -r /proc/$1/schedstat ]; then
-		awk '{printf "%.4f\n", $1 / 10000000}' /proc/$1/schedstat
+		cat /proc/$1/task/*/schedstat 2>/dev/null |
+			awk '{ns += $1} END {printf "%.4f\n", ns / 10000000}'
 		return
 	fi
 	awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0
