@@ -72,11 +72,14 @@ TEST_OBJS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%.o,$(TEST_SRCS))
 WORK_SRCS  := $(wildcard tests/workloads/*.c)
 WORK_BINS  := $(patsubst tests/workloads/%.c,$(BUILD)/%,$(WORK_SRCS))
 
+# The bench's reference programs (the cost of one program run here).
+BENCH_BPF  := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard tests/bench/*.bpf.c))
+
 .PHONY: all deps run check check-unit check-integration check-fuzz bench soak clean help print-ldlibs
 # Generated skeletons and test objects are not throw-away intermediates.
 .SECONDARY: $(SKELS) $(TEST_OBJS)
 
-all: $(GOVLOADER) $(WORK_BINS) $(TEST_BINS)
+all: $(GOVLOADER) $(WORK_BINS) $(TEST_BINS) $(BENCH_BPF)
 
 help:
 	@echo "make            build ./govloader, workloads and tests (in $(BUILD)/)"
@@ -106,6 +109,11 @@ FORCE:
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(FLAGS_STAMP) | $(BUILD)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(BPF_CC) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench/%.bpf.o: tests/bench/%.bpf.c $(FLAGS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(BUILD)/bench
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 BPF_CC := $(CLANG)
 $(BUILD)/bpf/bpfgov_scx.bpf.o: private BPF_CC := $(SCX_CLANG)
@@ -182,4 +190,4 @@ clean:
 
 -include tests/vm/vm.mk
 -include $(wildcard mk/*.mk)
--include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/tests/*.d)
+-include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)

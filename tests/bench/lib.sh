@@ -167,6 +167,38 @@ prog_stats() {
 		 from_entries'
 }
 
+# The machine's floor for one program run: minimal programs on the same
+# tracepoints (tests/bench/ref.bpf.c, built into build/bench/), attached
+# beside ours while bpf_stats counts. REF_DIR holds their pinned links.
+REF_OBJ=build/bench/ref.bpf.o
+REF_DIR=
+ref_up() {
+	[ -s "$REF_OBJ" ] || { warn "no $REF_OBJ (make all builds it): no reference"; return 1; }
+	REF_DIR=$PIN-ref
+	rm -rf "$REF_DIR"
+	if ! bpftool prog loadall "$REF_OBJ" "$REF_DIR" autoattach >/dev/null 2>&1; then
+		warn "cannot load the reference programs ($REF_OBJ)"
+		ref_down
+		return 1
+	fi
+}
+ref_down() {
+	[ -n "$REF_DIR" ] && rm -rf "$REF_DIR"
+	REF_DIR=
+}
+# ref_stats: {name: {run_time_ns, run_cnt}} of the reference programs.
+ref_stats() {
+	local f ids=()
+	[ -n "$REF_DIR" ] || { echo '{}'; return; }
+	for f in "$REF_DIR"/*; do
+		[ -e "$f" ] && ids+=("$(bpftool link show pinned "$f" -j 2>/dev/null | jq -r '.prog_id // empty')")
+	done
+	bpftool prog show -j 2>/dev/null | jq -c --argjson ids "$(printf '%s\n' "${ids[@]}" | jq -s 'map(select(. != null))')" \
+		'[.[] | select(.id as $i | $ids | index($i))] |
+		 map({key: .name, value: {run_time_ns: (.run_time_ns // 0), run_cnt: (.run_cnt // 0)}}) |
+		 from_entries'
+}
+
 # ---------------------------------------------------------------- restore
 
 ORIG_GOVERNOR=
@@ -199,6 +231,7 @@ bench_cleanup() {
 	local p
 	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	gov_down
+	ref_down
 	restore_qos
 	if [ -n "$ORIG_GOVERNOR" ] && [ "$(idle_governor)" != "$ORIG_GOVERNOR" ]; then
 		set_governor "$ORIG_GOVERNOR" || warn "could not restore cpuidle governor $ORIG_GOVERNOR"

@@ -85,7 +85,7 @@ calibrate() {
 # ------------------------------------------------------------- 1. overhead
 
 sec_overhead() {
-	local r m order lps on=() off=() ratios=() s0 s1 s2 pp_j storm_j
+	local r m order lps on=() off=() ratios=() s0 s1 s2 pp_j storm_j f0 f1 f2
 	SEC=overhead
 	hdr "1. Overhead: ping-pong (work 0 us, CPUs 0/1, ${PP_S} s) with bpfgov --no-floor --no-idle vs not loaded, $ROUNDS rounds"
 	local on20=() off20=() ratios20=() cpu=() dps=() c0 c1 d0 d1 t0 t1 lps20
@@ -125,16 +125,20 @@ sec_overhead() {
 	# bpf_stats: enable only for this phase (it costs two clock reads per
 	# call itself), restore the previous value right after.
 	ORIG_BPF_STATS=$(sysctl -n kernel.bpf_stats_enabled)
-	s0='{}'; s1='{}'; s2='{}'
+	# The reference programs run beside ours in the same runs: the same
+	# events, the same clock, the same bpf_stats cost per run.
+	s0='{}'; s1='{}'; s2='{}'; f0='{}'; f1='{}'; f2='{}'
 	if gov_up overhead-stats --no-floor --no-idle; then
 		note_cmd overhead "sysctl -w kernel.bpf_stats_enabled=1; bpftool prog show  # run_time_ns / run_cnt, deltas"
+		ref_up && note_cmd overhead "bpftool prog loadall $REF_OBJ $PIN-ref autoattach  # reference: minimal programs on the same tracepoints, beside bpfgov"
 		sysctl -q -w kernel.bpf_stats_enabled=1
-		s0=$(prog_stats)
+		s0=$(prog_stats); f0=$(ref_stats)
 		pp_j=$(pp 0 "$STATS_S")
-		s1=$(prog_stats)
+		s1=$(prog_stats); f1=$(ref_stats)
 		storm_j=$(logrun overhead "$WORK" switchstorm --threads "$STORM_THREADS" --duration "$STATS_S" --json)
-		s2=$(prog_stats)
+		s2=$(prog_stats); f2=$(ref_stats)
 		sysctl -q -w kernel.bpf_stats_enabled="$ORIG_BPF_STATS"
+		ref_down
 		gov_down
 	fi
 	ORIG_BPF_STATS=
@@ -148,6 +152,7 @@ sec_overhead() {
 	      --argjson cpu "$(printf '%s\n' "${cpu[@]}" | jq -s .)" \
 	      --argjson dps "$(printf '%s\n' "${dps[@]}" | jq -s .)" \
 	      --argjson s0 "$s0" --argjson s1 "$s1" --argjson s2 "$s2" \
+	      --argjson f0 "$f0" --argjson f1 "$f1" --argjson f2 "$f2" \
 	      --arg load "$(loadavg)" --argjson foreign "$(foreign_progs)" \
 	      --argjson rounds "$ROUNDS" --argjson secs "$PP_S" '
 		def med: map(select(. != null)) | sort |
@@ -165,10 +170,12 @@ sec_overhead() {
 		 loader_cpu_pct: $cpu, loader_cpu_pct_max: ($cpu | map(select(. != null)) | max),
 		 decisions_per_s_cpu: $dps, decisions_per_s_cpu_median: ($dps | med),
 		 prog_pingpong: per($s0; $s1), prog_switchstorm: per($s1; $s2), prog_all: per($s0; $s2),
+		 ref_pingpong: per($f0; $f1), ref_switchstorm: per($f1; $f2), ref_all: per($f0; $f2),
 		 load: $load, foreign_progs: $foreign}' >"$OUT/overhead.json"
 	jq -r '"  median ratio on/off: \(.ratio_median) (min \(.ratio_min), max \(.ratio_max)); median loops/s off \(.off_median), on \(.on_median)",
 	       "  median ratio on/off at 20 us: \(.ratio20_median); loader CPU max \(.loader_cpu_pct_max) %; decisions/s per CPU median \(.decisions_per_s_cpu_median)",
-	       (.prog_all[] | "  \(.name): \(.calls) calls, \(if .ns_per_call then (.ns_per_call | floor) else "n/a" end) ns/call")' \
+	       (.prog_all[] | "  \(.name): \(.calls) calls, \(if .ns_per_call then (.ns_per_call | floor) else "n/a" end) ns/call"),
+	       (.ref_all[] | "  reference \(.name): \(.calls) calls, \(if .ns_per_call then (.ns_per_call | floor) else "n/a" end) ns/call")' \
 		"$OUT/overhead.json"
 }
 
