@@ -123,9 +123,11 @@ int BPF_PROG(bpfgov_waking, struct task_struct *p)
  * interrupt comes some time after its expiry (40-130 us in a VM): the
  * check allows GOV_TICK_SLACK_NS for that, so that a long busy run is
  * accounted at the same ticks as with the clock (a tick that comes later
- * than that leaves its work to the next one). A tick that may have work
- * reads the precise clock and works at that time. Without a known timer
- * base (not learned yet; low-resolution mode) every tick reads it.
+ * than that leaves its work to the next one). A tick that may have a
+ * long busy run to account reads the precise clock and works at that
+ * time; one that may only have the remote scan to do works at its expiry
+ * (the scan reads the clock only for a CPU it refreshes). Without a known
+ * timer base (not learned yet; low-resolution mode) every tick reads it.
  */
 #define GOV_TICK_SLACK_NS	(1000ull * POL_NS_PER_US)
 
@@ -141,20 +143,36 @@ static __always_inline __u64 gov_timer_expiry(__u32 cpu)
 }
 
 /* A tick that may have something to do, out of line: the common path
- * stays short. */
-static __noinline int tick_work(__u32 cpu, struct bpfgov_cpu_state *s)
+ * stays short. @t: the interrupt's expiry (0: unknown). Only a long busy
+ * run's accounting needs the precise clock; a tick that may only have
+ * the remote scan to do takes its expiry for now (the scan reads the
+ * clock itself for the first CPU it refreshes), and one that finds it
+ * not due yet reads no clock at all. */
+static __noinline int tick_work(__u32 cpu, struct bpfgov_cpu_state *s, __u64 t)
 {
-	struct bpfgov_config *c = gov_cfg();
-	__u64 now = bpf_ktime_get_ns();
+	struct bpfgov_config *c = NULL;
+	__u64 now = 0, est;
 	__u32 flags;
 
-	if (!c || !s)
+	if (!s)
 		return 0;
-	if (s->busy && now >= s->tick_due_ns) {
-		flags = pol_tick(s, c, now);
-		gov_emit_flags(s, c, cpu, flags, now);
+	if (s->busy && (!t || t + GOV_TICK_SLACK_NS >= s->tick_due_ns)) {
+		now = bpf_ktime_get_ns();
+		if (now >= s->tick_due_ns) {
+			c = gov_cfg();
+			if (!c)
+				return 0;
+			flags = pol_tick(s, c, now);
+			gov_emit_flags(s, c, cpu, flags, now);
+		}
 	}
-	gov_remote_scan(cpu, s, c, now, now);
+	if (!now && !t)
+		now = bpf_ktime_get_ns();
+	est = now ? now : t;
+	/* The tunables only for work to do. */
+	if (est < s->scan_due_ns || (!c && !(c = gov_cfg())))
+		return 0;
+	gov_remote_scan(cpu, s, c, est, now);
 	return 0;
 }
 
@@ -185,7 +203,7 @@ int BPF_PROG(bpfgov_tick, int vector)
 	if (t && t + GOV_TICK_SLACK_NS < s->tick_due_ns &&
 	    t + GOV_TICK_SLACK_NS < s->scan_due_ns)
 		return 0;
-	return tick_work(cpu, s);
+	return tick_work(cpu, s, t);
 }
 
 /*
