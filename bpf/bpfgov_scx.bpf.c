@@ -344,9 +344,19 @@ void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)
 	p->scx.dsq_vtime += used * 100 / weight;
 }
 
+/*
+ * Most ticks have nothing to do: a CPU in short busy runs is accounted at
+ * its idle exits and entries. As in tracepoint mode, the tick compares the
+ * time with the CPU's tick_due_ns (the earliest time pol_tick() could
+ * change anything) and scan_due_ns (the next remote scan from this CPU),
+ * on the line of cpu_state that running() keeps hot, and stops there;
+ * only a due tick runs the policy core and the perf follow.
+ */
 void BPF_STRUCT_OPS(bpfgov_tick, struct task_struct *p)
 {
 	s32 cpu = task_cpu_of(p);	/* == this CPU: ticks are local */
+	struct bpfgov_cpu_state *s;
+	__u64 now;
 
 	if (scx_test_error) {
 		scx_test_error = 0;
@@ -355,7 +365,13 @@ void BPF_STRUCT_OPS(bpfgov_tick, struct task_struct *p)
 	}
 	if (scx_sched_only)
 		return;
-	bpfgov_scx_tick_gov((__u32)cpu, bpf_ktime_get_ns());
+	s = gov_cpu((__u32)cpu);
+	if (!s)
+		return;
+	now = bpf_ktime_get_ns();
+	if (now < s->tick_due_ns && now < s->scan_due_ns)
+		return;
+	bpfgov_scx_tick_gov((__u32)cpu, now);
 	perf_follow(cpu);
 }
 
