@@ -84,7 +84,7 @@ const volatile bool scx_idle_hook;
  * would overcharge short runs and starve tasks that sleep often. */
 __u64 scx_run_start[BPFGOV_MAX_CPUS];
 
-/* Set by the loader one second in four (as it attaches sched_waking in
+/* Set by the loader four seconds in sixteen (as it attaches sched_waking in
  * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
  * stamp it for the wake-up cost, which moves slowly; the other seconds
  * pay no clock read for it. */

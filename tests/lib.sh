@@ -81,7 +81,7 @@ status_get() { "$GOV" status --json 2>/dev/null | jq -r "$1"; }
 bg() { "$@" & BG_PIDS+=($!); }
 
 # gov_fds PID: how many descriptors the loader holds, not counting the
-# sched_waking link it attaches one second in four (wake-up cost sampling),
+# sched_waking link it attaches four seconds in sixteen (wake-up cost sampling),
 # so that two counts taken at any moments compare.
 gov_fds() {
 	local info prog n=0

@@ -63,7 +63,7 @@ int scx_exited(struct scx_ctx *c, struct scx_exit *e);
 /* Test only: make the BPF side raise scx_bpf_error() on its next tick. */
 int scx_trigger_test_error(struct scx_ctx *c);
 /* Wake-up cost stamps on (the default) or off: the loader samples them
- * one second in four. */
+ * four seconds in sixteen. */
 int scx_wake_sample(struct scx_ctx *c, bool on);
 /* Unregister (if attached) and wait (<= 5 s) for state "disabled". */
 int scx_detach(struct scx_ctx *c);

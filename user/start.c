@@ -1032,18 +1032,22 @@ static void follow_ppd(struct gov *g)
  * Wake-up cost samples. sched_waking runs on every wake-up in the system,
  * yet it only stamps the rare wake-up aimed at a sleeping CPU, and the
  * cost it measures (per idle state, averaged) moves slowly. So it is
- * attached one second in WAKE_SAMPLE_EVERY: the average keeps learning,
- * and the other seconds pay nothing. sched_ext mode takes its stamps in
- * select_cpu/enqueue, which run anyway: there a flag in the scheduler's
- * mapped data turns the stamp (a clock read per wake-up of a sleeping
- * CPU) on for the same seconds.
+ * attached WAKE_SAMPLE_ON seconds in WAKE_SAMPLE_PERIOD (from the start,
+ * as the programs are attached): the average keeps learning, and the other
+ * seconds pay nothing. One window of four seconds rather than four windows
+ * of one: the same share of wake-ups sampled, a quarter of the attach and
+ * detach calls (each patches the tracepoint's call sites in kernel text).
+ * sched_ext mode takes its stamps in select_cpu/enqueue, which run anyway:
+ * there a flag in the scheduler's mapped data turns the stamp (a clock
+ * read per wake-up of a sleeping CPU) on for the same seconds.
  */
-#define WAKE_SAMPLE_EVERY	4
+#define WAKE_SAMPLE_ON		4
+#define WAKE_SAMPLE_PERIOD	16
 
 static void wake_sampling(struct gov *g, unsigned long sec)
 {
 	struct bpf_link **l;
-	bool want = sec % WAKE_SAMPLE_EVERY == 0;
+	bool want = sec % WAKE_SAMPLE_PERIOD < WAKE_SAMPLE_ON;
 
 	if (g->scx) {
 		scx_wake_sample(g->scx, want);
