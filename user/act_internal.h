@@ -45,7 +45,7 @@ struct knob {
 	bool written;		/* written (dry-run: would have been) */
 	bool refused;		/* is_msr: the kernel refused a write (EPERM) */
 	__u32 want_field;	/* is_msr: target min, before the max cap */
-	__u32 seen_field;	/* is_msr: min field read back after our write */
+	__u32 seen_field;	/* is_msr: min field of our last write */
 	char want_text[KNOB_TEXT];	/* !is_msr: normalised */
 	char seen_text[KNOB_TEXT];	/* !is_msr: normalised read-back */
 };
