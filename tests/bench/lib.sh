@@ -182,6 +182,13 @@ ref_up() {
 		return 1
 	fi
 }
+# ref_min_up: one minimal program per tracepoint bpfgov uses (the clock
+# readers, and the empty sched_waking one): the least a governor on these
+# events can attach, for the ping-pong ratio it costs by itself.
+ref_min_up() {
+	ref_up || return 1
+	rm -f "$REF_DIR/ref_idle_empty" "$REF_DIR/ref_tick_empty"
+}
 ref_down() {
 	[ -n "$REF_DIR" ] && rm -rf "$REF_DIR"
 	REF_DIR=
