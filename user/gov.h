@@ -20,9 +20,12 @@ int do_tail(int argc, char **argv);	/* tail.c */
 int do_dump(int argc, char **argv);	/* dump.c */
 int do_plot(int argc, char **argv);	/* plot.c */
 
-/* `start` publishes what only it knows (actuator state) here, atomically,
- * once a second; `status` reads it. */
+/* `start` publishes what only it knows (actuator state) here, atomically:
+ * at start, and again whenever `status` asks through GOV_STATUS_REQ, a FIFO
+ * `start` keeps open (one byte asks). No request, no rewrite: a loader
+ * nobody asks makes no system call for it. */
 #define GOV_STATUS_FILE	"status.json"
+#define GOV_STATUS_REQ	"status.req"
 
 /* One record as text or JSON (tail.c). */
 void print_event(FILE *f, const struct bpfgov_event *e, int json);

@@ -213,6 +213,8 @@ int do_restore(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, GOV_STATUS_FILE);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, GOV_STATUS_REQ);
+	unlink(path);
 	cfg_origins_remove(dir);
 out:
 	gov_lock_release(fd);

@@ -6,8 +6,8 @@
  * actuator, the journaled originals of every knob a decision may write
  * (one flush, so that no decision waits for the disk), BPF load with maps pinned by name, map initialisation, attach, ring buffer.
  * Decisions arrive on `events` and are applied at once; once a second the
- * loader prints a summary, re-asserts registers someone else rewrote and
- * publishes its actuator state for `status`.
+ * loader prints a summary and re-asserts registers someone else rewrote.
+ * Its actuator state for `status` is published when `status` asks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +109,8 @@ struct gov {
 	pid_t pid;
 	char *status_doc;		/* the status file's content, last written */
 	size_t status_len;
+	int req_fd;			/* GOV_STATUS_REQ (-1: none, published every second) */
+	bool status_req;		/* a reader asked since the last publish */
 };
 
 /* ------------------------------------------------------ start's options */
@@ -646,7 +648,7 @@ static int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
 }
 
 /* The probe's facts, for `status`: they do not change while we run, so
- * they are rendered once (the status is written every second). */
+ * they are rendered once, not at each status request. */
 static void render_platform(struct gov *g)
 {
 	const struct platform *p = act_platform(g->act);
@@ -773,12 +775,13 @@ static int write_json_file(struct gov *g, const char *path)
 }
 
 /*
- * The status file, once a second: rendered in memory and written (whole,
- * by a rename) only when it differs from what the file holds. A loader
- * with nothing to report makes no system call for it, one that has
- * something makes four (create, write, close, rename).
+ * The status file: rendered in memory and written whole, by a rename (four
+ * system calls: create, write, close, rename). At start, then when a
+ * reader asks (status_requests); @force writes it even unchanged, since
+ * the reader waits for a new file. Without the request FIFO, once a second
+ * and only when it differs from what the file holds.
  */
-static void publish_status(struct gov *g)
+static void publish_status(struct gov *g, bool force)
 {
 	char path[PATH_MAX], *doc = NULL;
 	size_t len = 0;
@@ -793,7 +796,7 @@ static void publish_status(struct gov *g)
 		free(doc);
 		return;
 	}
-	if (g->status_doc && len == g->status_len && !memcmp(doc, g->status_doc, len)) {
+	if (!force && g->status_doc && len == g->status_len && !memcmp(doc, g->status_doc, len)) {
 		free(doc);
 		return;
 	}
@@ -830,6 +833,58 @@ static void print_summary(struct gov *g, double t, __u64 dec_delta)
 	       (unsigned long long)drops, act_backend_name(act_backend(g->act)),
 	       g->o->dry_run ? " (dry-run)" : "");
 	fflush(stdout);
+}
+
+/* The request FIFO in the ring buffer's epoll set, told apart from the
+ * ring (libbpf numbers its rings from 0) by its tag. */
+#define STATUS_REQ_TAG	UINT64_MAX
+
+/* GOV_STATUS_REQ: a FIFO that `status` writes one byte to, to have the
+ * status file written now. Opened for reading and writing, so that it has
+ * a writer at all times (no hang-up to report when a reader's end closes).
+ * Without one (a file system without FIFOs) the file is written every
+ * second instead. */
+static void status_req_open(struct gov *g)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_REQ);
+	unlink(path);
+	if (mkfifo(path, 0600)) {
+		pr_debug("cannot create %s (%s): the status file is written every second\n",
+			 path, strerror(errno));
+		return;
+	}
+	g->req_fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (g->req_fd < 0) {
+		pr_debug("cannot open %s (%s): the status file is written every second\n",
+			 path, strerror(errno));
+		unlink(path);
+	}
+}
+
+static void status_req_close(struct gov *g)
+{
+	char path[PATH_MAX];
+
+	if (g->req_fd < 0)
+		return;
+	close(g->req_fd);
+	g->req_fd = -1;
+	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_REQ);
+	unlink(path);
+}
+
+/* Into each new ring buffer's epoll set (a scheduler reload makes one). */
+static void status_req_watch(struct gov *g)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = STATUS_REQ_TAG };
+
+	if (g->req_fd >= 0 && epoll_ctl(g->rb_epfd, EPOLL_CTL_ADD, g->req_fd, &ev)) {
+		pr_debug("cannot watch %s (%s): the status file is written every second\n",
+			 GOV_STATUS_REQ, strerror(errno));
+		status_req_close(g);
+	}
 }
 
 static void unload_bpf(struct gov *g)
@@ -916,6 +971,7 @@ static int load_bpf(struct gov *g)
 		return err;
 	}
 	g->rb_epfd = ring_buffer__epoll_fd(g->rb);
+	status_req_watch(g);
 	pr_info("%s mode attached on %d CPUs; maps pinned under %s\n", mode_name(g->mode),
 		g->nr_cpus, g->o->pin_root);
 	if (!g->o->no_idle && !act_idle_available(g->act))
@@ -1159,7 +1215,9 @@ static void platform_watch(struct gov *g, __u64 now)
 		reapply_all(g);
 	}
 	read_online(g, online, sizeof(online));
-	if (strcmp(online, g->online)) {
+	/* nothing read (a failed read; a stand-in file caught mid-rewrite)
+	 * is not a change */
+	if (online[0] && strcmp(online, g->online)) {
 		pr_info("online CPUs changed (%s -> %s): re-applying floors, idle picks and EPP\n",
 			g->online[0] ? g->online : "?", online[0] ? online : "?");
 		snprintf(g->online, sizeof(g->online), "%s", online);
@@ -1209,20 +1267,29 @@ static void timer_learning(struct gov *g)
 	}
 }
 
-/* Sleep until the ring buffer has a record that wakes us (or @timeout_ms),
- * note when we came out of the wait, then apply what is there. */
+/* Sleep until the ring buffer has a record that wakes us, a reader asks
+ * for the status (or @timeout_ms), note when we came out of the wait,
+ * then apply what is there. */
 static int wait_decisions(struct gov *g, int timeout_ms)
 {
-	struct epoll_event ev;
-	int n;
+	struct epoll_event ev[2];
+	char buf[64];
+	int n, i;
 
-	n = epoll_wait(g->rb_epfd, &ev, 1, timeout_ms);
+	n = epoll_wait(g->rb_epfd, ev, 2, timeout_ms);
 	if (n < 0)
 		n = -errno;
 	g->woke_ns = mono_ns();
-	if (n < 0)
+	if (n <= 0)
 		return n;
-	return n ? ring_buffer__consume(g->rb) : 0;
+	for (i = 0; i < n; i++) {
+		if (ev[i].data.u64 != STATUS_REQ_TAG)
+			continue;
+		while (read(g->req_fd, buf, sizeof(buf)) > 0)
+			;
+		g->status_req = true;
+	}
+	return ring_buffer__consume(g->rb);
 }
 
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
@@ -1237,7 +1304,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 
 	if (g->scx && g->o->test_scx_error_after > 0)
 		err_at = now + (__u64)(g->o->test_scx_error_after * 1e9);
-	publish_status(g);
+	publish_status(g, false);
 	set_rt(g);
 	while (!exiting) {
 		/* Sleep until a decision to apply, the next summary, the
@@ -1278,6 +1345,12 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			scx_trigger_test_error(g->scx);
 		}
 		platform_watch(g, now);
+		if (g->status_req) {
+			/* what the reader should see: the records that did not wake us */
+			ring_buffer__consume(g->rb);
+			g->status_req = false;
+			publish_status(g, true);
+		}
 		if (now >= next) {
 			g->woke_ns = mono_ns();
 			ring_buffer__consume(g->rb);	/* what did not wake us */
@@ -1290,7 +1363,8 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 					strerror(-journal_error(g->jnl)));
 				return journal_error(g->jnl);
 			}
-			publish_status(g);
+			if (g->req_fd < 0)
+				publish_status(g, false);
 			met_update_actuator(g->met, g->act);
 			wake_sampling(g, ++sec);
 			timer_learning(g);
@@ -1326,7 +1400,7 @@ static int start_main(struct start_opts *o)
 {
 	struct act_opts ao = {};
 	struct gov g = { .o = o, .lock_fd = -1, .cpu_fd = -1, .ctl_fd = -1, .online_fd = -1,
-			 .pid = getpid() };
+			 .req_fd = -1, .pid = getpid() };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char path[PATH_MAX];
 	__u64 t0, deadline = 0;
@@ -1376,6 +1450,7 @@ static int start_main(struct start_opts *o)
 	}
 	if (restore_stale_journal(&g))
 		goto cleanup;
+	status_req_open(&g);
 	err = cfg_origins_write(gov_run_dir(), &g.gc);
 	if (err)
 		pr_warn("cannot write %s/%s: %s\n", gov_run_dir(), GOV_ORIGINS_FILE, strerror(-err));
@@ -1500,6 +1575,7 @@ cleanup:
 			pr_warn("cannot write report %s: %s\n", o->report_path, strerror(-err));
 	}
 	act_close(g.act);
+	status_req_close(&g);
 	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
 	unlink(path);
 	if (g.lock_fd >= 0)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* govloader status: the running instance's state, as text or JSON. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
 #include "common.h"
@@ -39,6 +42,40 @@ static __u32 snapshot_timer_src(const struct snapshot *s)
 		if (s->cpus[cpu].timer_src < src)
 			src = s->cpus[cpu].timer_src;
 	return src == BPFGOV_TIMER__MAX ? BPFGOV_TIMER_NONE : src;
+}
+
+/*
+ * Have the running `start` write its status file now (GOV_STATUS_REQ), and
+ * wait for the new file: a rename, so a new inode. Half a second at most
+ * (a stopped loader): then the file as it is. No FIFO (an older loader, or
+ * one without): the same.
+ */
+static void status_refresh(const char *path)
+{
+	struct stat st0 = {}, st;
+	char req[PATH_MAX];
+	int fd, i;
+
+	snprintf(req, sizeof(req), "%s/%s", gov_run_dir(), GOV_STATUS_REQ);
+	fd = open(req, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || stat(path, &st0)) {
+		close(fd);
+		return;
+	}
+	/* EAGAIN: the FIFO is full of requests, one is enough */
+	if (write(fd, "s", 1) < 0 && errno != EAGAIN) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	for (i = 0; i < 250; i++) {
+		if (!stat(path, &st) && st.st_ino != st0.st_ino)
+			return;
+		usleep(2000);
+	}
+	pr_debug("no fresh %s within 0.5 s: showing the last one\n", path);
 }
 
 static void status_json(const struct snapshot *s, pid_t owner, const char *act,
@@ -257,6 +294,7 @@ int do_status(int argc, char **argv)
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
+	status_refresh(path);
 	act = read_file(path);
 	cfg_origins_read(gov_run_dir(), &gc);	/* missing: all "default" */
 	if (o.json)

@@ -32,9 +32,8 @@ echo "headroom_pct = 130" >"$CONF"
 
 check "start with those paths comes up" gov_start --msr-root "$MSR" --sysfs-root "$SYS" \
 	--config "$CONF" --report "$REPORT" --no-idle --duration 30
-# the status file is published once a second
+# the status file is published at start, then whenever `status` asks
 for i in $(seq 1 30); do [ -s "$BPFGOV_RUN_DIR/status.json" ] && break; sleep 0.1; done
-sleep 1.1
 
 "$GOV" status --json >"$T_TMP/status.json" 2>"$T_TMP/err"
 check "status --json parses" jq_true . "$T_TMP/status.json"
@@ -50,6 +49,20 @@ check "the status file parses" jq_true . "$BPFGOV_RUN_DIR/status.json"
 check "the status file: the missing MSR path comes back exact" \
 	jq_true --arg p "$MSR/0/msr" '.missing | contains($p)' "$BPFGOV_RUN_DIR/status.json"
 
+# Written on request only: nobody asks, the file stays; `status` asks
+# through the FIFO and shows what is applied now.
+RUNF=$BPFGOV_RUN_DIR/status.json
+check "the status request FIFO exists" test -p "$BPFGOV_RUN_DIR/status.req"
+d0=$(jq '.actuator.decisions' "$T_TMP/status.json")
+ino0=$(stat -c %i "$RUNF")
+"$WORK" pingpong --pairs 1 --work-us 0 --duration 1 >/dev/null 2>&1
+sleep 1.2
+is "no request: the status file is not rewritten" "$(stat -c %i "$RUNF")" "$ino0"
+"$GOV" status --json >"$T_TMP/status2.json" 2>/dev/null
+check "a request rewrites the status file" test "$(stat -c %i "$RUNF")" != "$ino0"
+check "status --json after a workload: the decisions it applied since" \
+	jq_true --argjson d "${d0:-0}" '.actuator.decisions > $d' "$T_TMP/status2.json"
+
 "$GOV" tail --json --all --count 20 >"$T_TMP/tail.json" 2>/dev/null &
 TAIL=$!
 bg "$WORK" pingpong --pairs 1 --work-us 0 --duration 2
@@ -60,6 +73,7 @@ is "tail --json: every line parses (count)" "$n" 20
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "start exits 0" "$GOV_RC" 0
+check "stop removes the status request FIFO" test ! -e "$BPFGOV_RUN_DIR/status.req"
 check "the report parses" jq_true . "$REPORT"
 check "the report: the missing MSR path and the driver come back exact" \
 	jq_true --arg p "$MSR/0/msr" --arg d "$DRIVER" \

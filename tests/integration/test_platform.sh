@@ -158,7 +158,11 @@ sleep 1.5
 is "hotplug: offline cpu1 is not written" "$(hwp_min 1)" "$HWP_LOWEST"
 echo 1 >"$P/sys/devices/system/cpu/cpu1/online"
 echo 0-1 >"$P/sys/devices/system/cpu/online"
-sleep 1
+# seen at the loop's next wake-up: a decision, or the second's round
+for i in $(seq 1 25); do
+	grep -q "online CPUs changed" "$GOV_LOG" && break
+	sleep 0.1
+done
 check "hotplug: the change is seen and re-applied" grep -q "online CPUs changed (0 -> 0-1): re-applying" "$GOV_LOG"
 m=$(hwp_min 1)
 check "hotplug: cpu1 HWP_REQUEST.min set after online ($m > $HWP_LOWEST)" [ "$m" -gt "$HWP_LOWEST" ]
