@@ -777,7 +777,7 @@ static int write_json_file(struct gov *g, const char *path)
 /*
  * The status file: rendered in memory and written whole, by a rename (four
  * system calls: create, write, close, rename). At start, then when a
- * reader asks (status_requests); @force writes it even unchanged, since
+ * reader asks (GOV_STATUS_REQ); @force writes it even unchanged, since
  * the reader waits for a new file. Without the request FIFO, once a second
  * and only when it differs from what the file holds.
  */
@@ -1346,8 +1346,7 @@ static int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 		}
 		platform_watch(g, now);
 		if (g->status_req) {
-			/* what the reader should see: the records that did not wake us */
-			ring_buffer__consume(g->rb);
+			/* with every record up to the request: consumed above */
 			g->status_req = false;
 			publish_status(g, true);
 		}
