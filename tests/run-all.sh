@@ -6,7 +6,12 @@
 # suites print TAP-style lines and their own "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
+. tests/host.sh
 BUILD=${BUILD:-build}
+# Seconds each workload or integration suite waits for other work to
+# leave the CPUs (their checks watch what idle CPUs do); once such work
+# outlasted a wait, the next suites only look (it is not leaving).
+QUIET_WAIT=${TEST_QUIET_WAIT:-60}
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(unit workloads integration fuzz vm)
 pass=0
@@ -63,10 +68,12 @@ if want unit; then
 	done
 fi
 if want workloads; then
+	settle workloads "$QUIET_WAIT" || QUIET_WAIT=0
 	run "workloads" bash tests/workloads/test_workloads.sh "$BUILD/bpfgov-work"
 fi
 if want integration; then
 	for t in tests/integration/test_*.sh; do
+		settle "integration/$(basename "$t" .sh)" "$QUIET_WAIT" || QUIET_WAIT=0
 		run "integration/$(basename "$t" .sh)" bash "$t"
 	done
 fi

@@ -57,17 +57,9 @@ lt() { [ "$1" != null ] && [ "$2" != null ] && awk -v a="$1" -v b="$2" 'BEGIN { 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# cpu_busy_pct: % of all CPUs' time that was not idle over the next second
-# (nothing of ours runs then: this is what others use).
-cpu_busy_pct() {
-	local u n s i w q sq st t0 i0 t1 i1
-	read -r _ u n s i w q sq st _ </proc/stat
-	t0=$((u + n + s + i + w + q + sq + st)); i0=$((i + w))
-	sleep 1
-	read -r _ u n s i w q sq st _ </proc/stat
-	t1=$((u + n + s + i + w + q + sq + st)); i1=$((i + w))
-	calc "100 * (1 - ($i1 - $i0) / ($t1 - $t0 + 0.0001))"
-}
+# cpu_busy_pct, busiest: tests/host.sh (nothing of ours runs while they
+# sample: what they see is what others use).
+. "$(dirname "${BASH_SOURCE[0]}")/../host.sh"
 
 # quiet SECTION: wait (up to $QUIET_WAIT s) until other work uses < 10% of
 # the CPUs and no other bpfgov programs are loaded, then record what was
@@ -84,6 +76,7 @@ quiet() {
 		--argjson f "$(foreign_progs)" \
 		'{section: $s, busy_pct: $b, waited_s: $w, load: $l, foreign_progs: $f}' >>"$OUT/quiet.jsonl"
 	say "  (before the section: other work used $(fmt "$b" 0)% of the CPUs, waited ${t} s, load $(loadavg), other bpfgov programs: $(foreign_progs))"
+	lt "$b" 10 || say "  (busiest: $(busiest | paste -sd ';' -))"
 }
 
 # after_section SECTION: other work just after the section, same file.
