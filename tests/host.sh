@@ -6,18 +6,17 @@
 # the runner wait for such work to end, and name it when it does not.
 # Sourcing this file defines functions only.
 
-# _cpu_times [CPU]: "total idle" jiffies of all CPUs, or of CPU.
+# _cpu_times: "total idle" jiffies of all CPUs.
 _cpu_times() {
-	awk -v k="cpu${1:-}" '$1 == k { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $5 + $6; exit }' /proc/stat
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $5 + $6; exit }' /proc/stat
 }
 
-# cpu_busy_pct [CPU]: % of the time not idle over the next second, of all
-# CPUs or of CPU.
+# cpu_busy_pct: % of all CPUs' time not idle over the next second.
 cpu_busy_pct() {
 	local a b
-	a=$(_cpu_times "${1:-}")
+	a=$(_cpu_times)
 	sleep 1
-	b=$(_cpu_times "${1:-}")
+	b=$(_cpu_times)
 	echo "$a $b" | awk '{ dt = $3 - $1; di = $4 - $2; printf "%.6g\n", (dt > 0 ? 100 * (1 - di / dt) : 0) }'
 }
 
@@ -48,18 +47,28 @@ busiest() {
 		<(echo "$a") <(echo "$b") | sort -k3 -nr | head -n 5
 }
 
-# settle NAME MAX_S: wait up to MAX_S seconds until other work uses less
-# than 10% of the CPUs; if it still does, say how much and who, and fail.
-settle() {
-	local name=$1 max=$2 t=0 b
-	b=$(cpu_busy_pct)
-	while ! awk -v b="$b" 'BEGIN { exit !(b < 10) }' && [ "$t" -lt "$max" ]; do
+# wait_quiet MAX_S [CMD...]: wait up to MAX_S seconds until other work
+# uses less than 10% of the CPUs (and CMD, if given, succeeds). Leaves the
+# last reading in QUIET_BUSY (%) and the wait in QUIET_WAITED (s); fails
+# when the machine did not get quiet.
+wait_quiet() {
+	local max=$1
+	shift
+	QUIET_WAITED=0
+	QUIET_BUSY=$(cpu_busy_pct)
+	until awk -v b="$QUIET_BUSY" 'BEGIN { exit !(b < 10) }' && { [ $# -eq 0 ] || "$@"; }; do
+		[ "$QUIET_WAITED" -ge "$max" ] && return 1
 		sleep 4
-		t=$((t + 5))
-		b=$(cpu_busy_pct)
+		QUIET_WAITED=$((QUIET_WAITED + 5))
+		QUIET_BUSY=$(cpu_busy_pct)
 	done
-	awk -v b="$b" 'BEGIN { exit !(b < 10) }' && return 0
-	echo "# before $name: other work still uses $(printf '%.0f' "$b")% of the CPUs after ${t} s;" \
-		"checks of idle CPUs may fail. Busiest: $(busiest | paste -sd ';' -)"
+}
+
+# settle NAME MAX_S: wait_quiet; if the machine stays busy, say how much
+# and who, and fail.
+settle() {
+	wait_quiet "$2" && return 0
+	echo "# before $1: other work still uses $(printf '%.0f' "$QUIET_BUSY")% of the CPUs after" \
+		"$QUIET_WAITED s; checks of idle CPUs may fail. Busiest: $(busiest | paste -sd ';' -)"
 	return 1
 }

@@ -57,26 +57,22 @@ lt() { [ "$1" != null ] && [ "$2" != null ] && awk -v a="$1" -v b="$2" 'BEGIN { 
 load1() { cut -d' ' -f1 /proc/loadavg; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# cpu_busy_pct, busiest: tests/host.sh (nothing of ours runs while they
-# sample: what they see is what others use).
+# cpu_busy_pct, wait_quiet, busiest: tests/host.sh (nothing of ours runs
+# while they sample: what they see is what others use).
 . "$(dirname "${BASH_SOURCE[0]}")/../host.sh"
+
+no_foreign_progs() { [ "$(foreign_progs)" = 0 ]; }
 
 # quiet SECTION: wait (up to $QUIET_WAIT s) until other work uses < 10% of
 # the CPUs and no other bpfgov programs are loaded, then record what was
 # seen in $OUT/quiet.jsonl.
 quiet() {
-	local t=0 b
-	b=$(cpu_busy_pct)
-	while { ! lt "$b" 10 || [ "$(foreign_progs)" != 0 ]; } && [ "$t" -lt "$QUIET_WAIT" ]; do
-		sleep 4
-		t=$((t + 5))
-		b=$(cpu_busy_pct)
-	done
-	jq -nc --arg s "$1" --argjson b "$b" --argjson w "$t" --arg l "$(loadavg)" \
+	wait_quiet "$QUIET_WAIT" no_foreign_progs
+	jq -nc --arg s "$1" --argjson b "$QUIET_BUSY" --argjson w "$QUIET_WAITED" --arg l "$(loadavg)" \
 		--argjson f "$(foreign_progs)" \
 		'{section: $s, busy_pct: $b, waited_s: $w, load: $l, foreign_progs: $f}' >>"$OUT/quiet.jsonl"
-	say "  (before the section: other work used $(fmt "$b" 0)% of the CPUs, waited ${t} s, load $(loadavg), other bpfgov programs: $(foreign_progs))"
-	lt "$b" 10 || say "  (busiest: $(busiest | paste -sd ';' -))"
+	say "  (before the section: other work used $(fmt "$QUIET_BUSY" 0)% of the CPUs, waited $QUIET_WAITED s, load $(loadavg), other bpfgov programs: $(foreign_progs))"
+	lt "$QUIET_BUSY" 10 || say "  (busiest: $(busiest | paste -sd ';' -))"
 }
 
 # after_section SECTION: other work just after the section, same file.
