@@ -926,15 +926,6 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 	 * included; and whether it outlasted its first poll limit by more
 	 * than halt's payback point. */
 	hist = idle + s->carry_ns;
-	/* Its last residency's next timer came before a halt paid back: the
-	 * entry pick polls there, and so would a governor left free to. Only
-	 * with a known timer and a polling state to leave. */
-	if (timer && c->state_is_poll[0]) {
-		__u32 h = pol_first_halt(s, c);
-
-		if (h != BPFGOV_NO_STATE && timer - s->state_enter_ns < pol_payback_ns(s, c, h))
-			near = POL_LEARN_TIMER_NEAR;
-	}
 	if (s->carry_ns) {
 		__u32 h = pol_first_halt(s, c);
 		__u64 first = pol_poll_limit_ns(c);
@@ -943,6 +934,25 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 		if (h != BPFGOV_NO_STATE && hist > first && hist - first >= pol_payback_ns(s, c, h))
 			s->resid_share += POL_BIN_ONE >> c->bin_decay_shift;
 		s->carry_ns = 0;
+	}
+	/* One state whatever is picked (no cpuidle driver): the history
+	 * that would choose among states has nothing to choose; only what is
+	 * read elsewhere is kept (the above/below count, the expected idle
+	 * length the loader uses). */
+	if (c->idle_state_fixed) {
+		if (idle < pol_payback_ns(s, c, st))
+			s->nr_too_deep++;
+		s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+		return 0;
+	}
+	/* Its last residency's next timer came before a halt paid back: the
+	 * entry pick polls there, and so would a governor left free to. Only
+	 * with a known timer and a polling state to leave. */
+	if (timer && c->state_is_poll[0]) {
+		__u32 h = pol_first_halt(s, c);
+
+		if (h != BPFGOV_NO_STATE && timer - s->state_enter_ns < pol_payback_ns(s, c, h))
+			near = POL_LEARN_TIMER_NEAR;
 	}
 	return pol_idle_learn(s, c, st | near | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
 }
