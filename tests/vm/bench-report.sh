@@ -8,7 +8,8 @@
 # programs' cost, and every goal as met / not met with its figure.  With a
 # BEFORE-LOG (an earlier build measured the same way), a before/after table
 # of the ratios.  --write splices the result into each DOC between the
-# lines "<!-- bench-vm:begin -->" and "<!-- bench-vm:end -->".
+# lines "<!-- bench-vm:begin -->" and "<!-- bench-vm:end -->" (a log of
+# instruction-count mode, VM_ICOUNT=1: "bench-vm-icount:begin/end").
 set -euo pipefail
 
 log=$1; shift
@@ -32,12 +33,19 @@ summary() {
 }
 
 sum=$(summary "$log")
+# Instruction-count mode (make bench-vm VM_ICOUNT=1): guest time is
+# instructions, and the docs keep its results apart.
+icount=
+grep -q '^# bench: instruction-count mode' "$log" && icount=1
+mark=bench-vm${icount:+-icount}
+# Ratios: two decimals of a timed run's noise, four of a count's.
+rd=2; [ -n "$icount" ] && rd=4
 val() { awk -v c="$1" -v w="$2" -v f="${3:-3}" '$1 == c && $2 == w { print $f; exit }' <<<"$sum"; }
 ratio() { # config workload [higher-is-better=1]
 	local d v
 	d=$(val default "$2"); v=$(val "$1" "$2")
 	[ -n "$d" ] && [ -n "$v" ] || { echo n/a; return; }
-	awk -v d="$d" -v v="$v" -v hib="${3:-1}" 'BEGIN { if (d == 0 || v == 0) print "n/a"; else printf "%.2f\n", hib ? v / d : d / v }'
+	awk -v d="$d" -v v="$v" -v hib="${3:-1}" -v f="%.${rd}f\n" 'BEGIN { if (d == 0 || v == 0) print "n/a"; else printf f, hib ? v / d : d / v }'
 }
 p99r() { # config: wake-up p99 / default's
 	awk -v d="$(val default wake 4)" -v v="$(val "$1" wake 4)" 'BEGIN { if (d > 0 && v > 0) printf "%.2f\n", v / d; else print "n/a" }'
@@ -64,7 +72,11 @@ out() {
 	rounds=$(grep -E '^BR [0-9]+ ' "$log" | awk '{ print $2 }' | sort -un | wc -l)
 	secs=$(sed -n 's/^# bench: [0-9]* rounds x \([0-9.]*\) s.*/\1/p' "$log" | head -n1)
 	kver=$(sed -n "s/.*# kernel \([^,]*\), .*groups:.*/\1/p" "$log" | head -n1)
-	echo "Measured by \`make bench-vm\` in one boot of the sched_ext guest (kernel $kver, 2 vCPUs, QEMU TCG): $rounds rounds of ${secs:-?} s per workload, the configurations alternating and their order rotating from round to round; medians over the rounds, ratios to the default scheduler of the same boot. The host running QEMU is shared and emulation amplifies some costs more than others: only ratios within one boot mean anything, never absolute numbers or numbers from different boots."
+	if [ -n "$icount" ]; then
+		echo "Measured by \`make bench-vm VM_ICOUNT=1\` in one boot of the sched_ext guest (kernel $kver, 2 vCPUs, QEMU TCG with \`-icount shift=0,sleep=off\`): the guest's clock advances 1 ns per instruction executed and skips the time when both vCPUs idle, so every \"s\", \"µs\" and \"ns\" below counts instructions. The figures are path lengths, not times: cache misses, slow instructions and the host's load do not enter them, and they repeat from boot to boot to about 1 in 1000, so two builds can be compared across boots. $rounds rounds of ${secs:-?} s (10^9 instructions) per workload, the configurations alternating; medians over the rounds, ratios to the default scheduler."
+	else
+		echo "Measured by \`make bench-vm\` in one boot of the sched_ext guest (kernel $kver, 2 vCPUs, QEMU TCG): $rounds rounds of ${secs:-?} s per workload, the configurations alternating and their order rotating from round to round; medians over the rounds, ratios to the default scheduler of the same boot. The host running QEMU is shared and emulation amplifies some costs more than others: only ratios within one boot mean anything, never absolute numbers or numbers from different boots."
+	fi
 	echo
 	echo "| workload | default | trace | ratio | scx | ratio | scx_simple | ratio |"
 	echo "|---|---|---|---|---|---|---|---|"
@@ -99,9 +111,15 @@ out() {
 		END { for (k in n) { split(k, a, " "); printf "| %s | %s | %.2f | %.0f | %.0f |\n", a[1], a[2], c[k] / n[k], d[k] / n[k], p[k] / n[k] } }' | sort
 	echo
 	if grep -q '^BS ' "$log"; then
-		echo "BPF programs in the guest (\`kernel.bpf_stats_enabled=1\` only during these runs; emulated, so far above host figures):"
-		echo
-		echo "| configuration | program:workload | ns/call | calls |"
+		if [ -n "$icount" ]; then
+			echo "BPF programs in the guest (\`kernel.bpf_stats_enabled=1\` only during these runs): instructions per call, the two clock reads of bpf_stats included:"
+			echo
+			echo "| configuration | program:workload | instructions/call | calls |"
+		else
+			echo "BPF programs in the guest (\`kernel.bpf_stats_enabled=1\` only during these runs; emulated, so far above host figures):"
+			echo
+			echo "| configuration | program:workload | ns/call | calls |"
+		fi
 		echo "|---|---|---|---|"
 		grep '^BS ' "$log" | awk '{ printf "| %s | `%s` | %s | %s |\n", $2, $3, $4, $5 }'
 		echo
@@ -139,8 +157,8 @@ out() {
 			bv=$(awk -v c=$1 -v w=$2 '$1 == c && $2 == w { print $3 }' <<<"$bsum")
 			bd=$(awk -v w=$2 '$1 == "default" && $2 == w { print $3 }' <<<"$bsum")
 			av=$(val $1 $2); ad=$(val default $2)
-			br=$(awk -v d="$bd" -v v="$bv" 'BEGIN { if (d > 0 && v > 0) printf "%.2f", v / d; else print "n/a" }')
-			ar=$(awk -v d="$ad" -v v="$av" 'BEGIN { if (d > 0 && v > 0) printf "%.2f", v / d; else print "n/a" }')
+			br=$(awk -v d="$bd" -v v="$bv" -v f="%.${rd}f" 'BEGIN { if (d > 0 && v > 0) printf f, v / d; else print "n/a" }')
+			ar=$(awk -v d="$ad" -v v="$av" -v f="%.${rd}f" 'BEGIN { if (d > 0 && v > 0) printf f, v / d; else print "n/a" }')
 			label=$1; [ $2 != pin ] && label="$1 ($2)"
 			echo "| $label | ${bv:-n/a} | $br | ${av:-n/a} | $ar |"
 		done
@@ -151,10 +169,10 @@ md=$(out)
 printf '%s\n' "$md"
 for d in "${docs[@]}"; do
 	[ -f "$d" ] || continue
-	grep -q '^<!-- bench-vm:begin -->$' "$d" || { echo "bench-report: no bench-vm markers in $d" >&2; continue; }
-	awk -v f=<(printf '%s\n' "$md") '
-		/^<!-- bench-vm:begin -->$/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
-		/^<!-- bench-vm:end -->$/ { skip = 0 }
+	grep -q "^<!-- $mark:begin -->\$" "$d" || { echo "bench-report: no $mark markers in $d" >&2; continue; }
+	awk -v f=<(printf '%s\n' "$md") -v b="<!-- $mark:begin -->" -v e="<!-- $mark:end -->" '
+		$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
+		$0 == e { skip = 0 }
 		!skip' "$d" > "$d.tmp" && mv "$d.tmp" "$d"
 	echo "bench-report: wrote $d" >&2
 done

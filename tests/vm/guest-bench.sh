@@ -153,6 +153,17 @@ bpf_cost() { # CONFIG WORKLOAD
 
 CONFIGS=${BENCH_CONFIGS:-default trace trace-stop trace-nort scx sched-only simple}
 echo "# bench: $BENCH_ROUNDS rounds x $S s, workloads: $WL, configurations: $CONFIGS"
+# The clock source prices every clock read, the kernel's and the programs'
+# (bpf_ktime_get_ns): an emulated device's is an exit to the emulator.
+CS=/sys/devices/system/clocksource/clocksource0
+diag "bench: clock source $(cat $CS/current_clocksource 2>/dev/null) (available: $(cat $CS/available_clocksource 2>/dev/null))"
+# The report reads this line: every time below is then instructions.
+[ -n "$BENCH_ICOUNT" ] &&
+	diag "bench: instruction-count mode: 1 ns of guest time per instruction executed"
+# One run of each workload first, unmeasured: the first run after boot
+# pays for page faults, caches and deferred work, and would fall to the
+# first configuration of round 1.
+for w in $WL; do run_workload warmup 0 $w > /dev/null; done
 for round in $(seq 1 $BENCH_ROUNDS); do
 	# Rotate the order: round r starts at configuration r.
 	set -- $CONFIGS

@@ -116,13 +116,14 @@ stop_gov() {
 dump_log() { sed 's/^/#   /' $LOG | tail -n ${1:-15}; }
 
 # Arguments: group names, plus rounds=N / secs=N / configs=A,B / workloads=A,B
-# for the bench.
-groups= BENCH_ROUNDS=2 BENCH_SECS=3
+# / icount=1 (the VM counts instructions: tests/vm/run.sh) for the bench.
+groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT=
 for a in "$@"; do
 	case "$a" in
 	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
 	govopt=*) BENCH_GOVOPT="$BENCH_GOVOPT ${a#govopt=}" ;;
 	secs=*) BENCH_SECS=${a#secs=} ;;
+	icount=*) BENCH_ICOUNT=${a#icount=} ;;
 	configs=*) BENCH_CONFIGS=$(echo "${a#configs=}" | tr , ' ') ;;
 	workloads=*) BENCH_WORKLOADS=$(echo "${a#workloads=}" | tr , ' ') ;;
 	*) groups="$groups $a" ;;

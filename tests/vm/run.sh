@@ -48,16 +48,23 @@ mkdir -p "$(dirname "$log")"
 # every sched_ext enable/disable, and at boot): cross-vCPU code patching is
 # not coherent there.  One host thread for both vCPUs avoids that race.
 accel=${VM_ACCEL:-tcg,thread=single}
+# VM_ICOUNT=1: instruction counting (TCG only). The guest's clock then
+# advances one nanosecond per instruction executed and jumps over time
+# when every vCPU idles, so what the guest measures is path length,
+# repeatable from boot to boot and unmoved by the host's load (cache
+# misses and slow instructions are not counted).
+icount=()
+[ -n "${VM_ICOUNT:-}" ] && icount=(-icount shift=0,sleep=off)
 # The TCG guest kernel rarely oopses during early boot (int3 while live
 # patching kernel text, before our /init runs).  That is QEMU/TCG, not
 # bpfgov: boot again, but only when the guest tests never started.
 for attempt in 1 2 3; do
-	echo "run.sh: qemu $accel, 2 vCPUs, ${mem} MiB, timeout ${timeout_s}s, log $log (boot $attempt)"
+	echo "run.sh: qemu $accel${icount:+ ${icount[*]}}, 2 vCPUs, ${mem} MiB, timeout ${timeout_s}s, log $log (boot $attempt)"
 	start=$(date +%s)
 	# The serial console ends lines with CR LF; strip the CR so summary
 	# lines are plain.  stdin is /dev/null: qemu must not read the
 	# caller's terminal.
-	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m "$mem" \
+	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu max -smp 2 -m "$mem" \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		-nographic -no-reboot -nodefaults -serial stdio -monitor none \
 		< /dev/null 2>&1 | sed -u 's/\r//g' | tee "$log"

@@ -27,6 +27,10 @@ BENCH_WORKLOADS ?=
 # A console log of an earlier bench-vm run (another build): the report adds
 # a before/after table.
 BENCH_VM_BEFORE ?=
+# VM_ICOUNT=1: bench-vm counts instructions instead of timing (QEMU
+# -icount, tests/vm/run.sh): the figures are path lengths, the same from
+# boot to boot (to about 1 in 1000), so two builds compare across boots.
+VM_ICOUNT ?=
 VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke
 
 .PHONY: check-vm bench-vm vm-kernel vmlinux-h vm-initrd scx-simple
@@ -76,15 +80,16 @@ check-vm: vm-initrd
 # bench-vm boots its own, larger image: the field's tools (perf, hackbench,
 # bpftool) and scx_simple come along with their `ldd` libraries.
 BENCH_VM_INITRD := $(VM_DIR)/initrd-bench.cpio
+BENCH_VM_LOG     = $(VM_DIR)/bench-vm$(if $(VM_ICOUNT),-icount).log
 BENCH_VM_TOOLS   = $(SCX_SIMPLE) $(foreach t,bpftool perf hackbench,$(firstword $(wildcard $(addsuffix /$(t),/usr/sbin /usr/bin /sbin /bin))))
 
 bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple
 	$(Q)echo "bench-vm: tools in the image: $(BENCH_VM_TOOLS)"
 	$(Q)BUILD=$(BUILD) EXTRA_BINS="$(BENCH_VM_TOOLS)" bash tests/vm/mkinitramfs.sh $(BENCH_VM_INITRD)
-	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
-		--initrd $(BENCH_VM_INITRD) --log $(VM_DIR)/bench-vm.log \
-		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS) \
+	$(Q)BUILD=$(BUILD) VM_ICOUNT=$(VM_ICOUNT) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
+		--initrd $(BENCH_VM_INITRD) --log $(BENCH_VM_LOG) \
+		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS) $(if $(VM_ICOUNT),icount=1) \
 		$(foreach o,$(BENCH_GOVOPT),govopt=$(o)) \
 		$(if $(BENCH_CONFIGS),configs=$(BENCH_CONFIGS)) $(if $(BENCH_WORKLOADS),workloads=$(BENCH_WORKLOADS))
-	$(Q)bash tests/vm/bench-report.sh $(VM_DIR)/bench-vm.log $(wildcard $(BENCH_VM_BEFORE)) \
+	$(Q)bash tests/vm/bench-report.sh $(BENCH_VM_LOG) $(wildcard $(BENCH_VM_BEFORE)) \
 		$(if $(BENCH_CONFIGS)$(BENCH_WORKLOADS),,--write docs/SCX.md docs/BENCHMARKS.md)
