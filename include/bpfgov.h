@@ -107,7 +107,7 @@ struct bpfgov_cpu_state {
 	 * entry from its struct hrtimer_cpu_base (expires_next) */
 	__u64 next_timer_ns;		/* absolute, bpf_ktime_get_ns() clock (0: unknown) */
 	__u64 wake_ts_ns;		/* first wakeup aimed at this CPU while idle (by the waker) */
-	__u64 tick_due_ns;		/* no tick before this has work (pol_tick_next; ~0: none) */
+	__u64 tick_due_ns;		/* no tick before this has work (pol_tick_next; ~0: none; kept while idle) */
 	__u64 scan_due_ns;		/* no remote scan is due from this CPU before this */
 	__u32 floor_reason;		/* enum bpfgov_reason of the last floor change */
 	__u32 pick_reason;		/* enum bpfgov_reason of the last pick change */

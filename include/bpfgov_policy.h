@@ -345,12 +345,33 @@ static __always_inline __u64 pol_tick_next(const struct bpfgov_cpu_state *s,
 	return pol_min64(due, t);
 }
 
+/*
+ * The shortest segment worth closing: an eighth of the faster time
+ * constant (250 us at the defaults). A busy run that begins sooner after
+ * the segment's start leaves it open: its busy time adds to the same
+ * segment, closed at the first busy begin past that age (or by a long
+ * run's tick). At every wake-up of a CPU in short cycles (a ping-pong, a
+ * pipe: one every few microseconds) closing a segment costs two divisions
+ * and a floor evaluation, for a util step of a fraction of a percent and a
+ * floor that cannot change within the rate limit anyway; a segment of a few
+ * such cycles gives util the same sample (busy / length), so util follows
+ * the same curve, in steps of at most 1/9 of the distance, and decisions
+ * come at most this much later. Gaps long enough to matter end a segment
+ * older than this by themselves (it began before the gap), and the gap
+ * memory's arming and expiry always take the full evaluation.
+ */
+static __always_inline __u64 pol_seg_min_ns(const struct bpfgov_config *c)
+{
+	return ((__u64)pol_min32(c->tau_rise_us, c->tau_fall_us) * POL_NS_PER_US) >> 3;
+}
+
 /* Idle period ends, a task starts to run on this CPU. */
 POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u64 now)
 {
 	__u64 gap = 0;
 	__u32 hint = BPFGOV_R_NONE, flags;
+	int young;
 
 	if (!s || !c || s->busy)
 		return 0;
@@ -358,7 +379,8 @@ POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 		gap = now - s->idle_since_ns;
 		s->idle_ns += gap;
 	}
-	pol_close_segment(s, c, now);
+	young = s->seg_start_ns && now >= s->seg_start_ns &&
+		now - s->seg_start_ns < pol_seg_min_ns(c);
 	s->busy = 1;
 	s->busy_since_ns = now;
 	s->idle_since_ns = 0;
@@ -371,9 +393,18 @@ POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 		s->hold_floor = (__u32)((__u64)s->pre_gap_target * c->gap_keep_permille / 1000);
 		s->hold_until_ns = now + (__u64)c->hold_ms * 1000000ull;
 		s->nr_gap_holds++;
+		young = 0;
 	} else if (gap && pol_hold_expire(s, now)) {
 		hint = BPFGOV_R_HOLD_END;
+		young = 0;
 	}
+	/* A young segment stays open (pol_seg_min_ns): target and gap memory
+	 * are as the last evaluation left them, so is its floor decision, and
+	 * tick_due_ns, computed then for an earlier busy run, is no later than
+	 * this run's (the gate may open early, never late). */
+	if (young)
+		return 0;
+	pol_close_segment(s, c, now);
 	flags = pol_floor_eval(s, c, now, hint);
 	s->tick_due_ns = pol_tick_next(s, c);
 	return flags;
@@ -401,7 +432,8 @@ static __always_inline __u32 pol_busy_end(struct bpfgov_cpu_state *s,
 	s->busy_since_ns = 0;
 	s->idle_since_ns = now;
 	s->last_event_ns = now;
-	s->tick_due_ns = ~0ull;
+	/* tick_due_ns stays: pol_tick() does nothing on an idle CPU, and the
+	 * next busy run, if its segment is still young, keeps the gate. */
 	return 0;
 }
 

@@ -300,6 +300,66 @@ static void test_util_50pct_any_tau(void **state)
 		fail_msg("%u of 18 runs did not converge to 512 +- 8", bad);
 }
 
+/*
+ * Short cycles share a segment (pol_seg_min_ns: tau_rise / 8, 250 us at
+ * the defaults): a busy run that begins less than that after the open
+ * segment's start leaves it open, so a ping-pong CPU (10 us busy, 10 us
+ * idle) closes a segment, and evaluates its floor, once per 250 us, not at
+ * each of its 50000 wake-ups a second. util still converges to the duty
+ * cycle, from either side, and a short gap after a long enough run still
+ * arms the gap memory at once, even inside a young segment.
+ */
+static void test_short_cycles_share_a_segment(void **state)
+{
+	struct sim m;
+	__u64 seg, min_len = ~0ull, end;
+	unsigned int closes = 0, i;
+
+	(void)state;
+	sim_init(&m);
+	assert_int_equal(pol_seg_min_ns(&m.c), 250 * US);
+	seg = m.s.seg_start_ns;
+	for (i = 0; i < 50000; i++) {		/* 1 s */
+		sim_busy(&m, 10 * US, 0);
+		if (m.s.seg_start_ns != seg) {
+			if (seg && m.s.seg_start_ns - seg < min_len)
+				min_len = m.s.seg_start_ns - seg;
+			seg = m.s.seg_start_ns;
+			closes++;
+		}
+		sim_idle(&m, 10 * US, 1, 0);
+	}
+	/* one close per 260 us: the first begin at least 250 us in */
+	assert_true(closes >= 3700 && closes <= 4001);
+	assert_true(min_len >= 250 * US);
+	if (m.s.util < 504 || m.s.util > 520)
+		fail_msg("50%% duty in 20 us cycles: util %u, want 512 +- 8", m.s.util);
+	/* from busy: 1 s at 100 %, then the same cycles for 200 ms */
+	sim_init(&m);
+	sim_busy(&m, 1 * SEC, 4 * MS);
+	sim_idle(&m, 1, 1, 0);
+	for (end = m.now + 200 * MS; m.now < end;) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 10 * US, 1, 0);
+	}
+	if (m.s.util < 504 || m.s.util > 540)
+		fail_msg("50%% duty in 20 us cycles after busy: util %u", m.s.util);
+
+	/* The gap memory needs no segment close: armed at the first short
+	 * gap after gap_min_busy_us of busy time, and again at each one. */
+	sim_init(&m);
+	m.c.gap_min_busy_us = 0;
+	sim_reinit(&m);
+	sim_busy(&m, 100 * US, 0);
+	m.s.pre_gap_target = 800;
+	sim_idle(&m, 10 * US, 1, 0);
+	pol_busy_begin(&m.s, &m.c, m.now);
+	assert_true(m.now - m.s.seg_start_ns < pol_seg_min_ns(&m.c) || m.s.seg_start_ns == m.now);
+	assert_int_equal(m.s.nr_gap_holds, 1);
+	assert_int_equal(m.s.hold_floor, 800 * 875 / 1000);
+	assert_int_equal(m.s.seg_start_ns, m.now);	/* evaluated in full */
+}
+
 /* Rises fast, falls slowly. tick_busy 2ms, ticks every 1ms (HZ 1000).
  * Up: the tick at 2ms closes a 2ms segment with sample 1024:
  *     0 + 1024 * 2 / (2 + 2) = 512 -> half-way after 2ms.
@@ -644,7 +704,8 @@ static void test_tick_next_never_misses_work(void **state)
 		m.now += run;
 		pol_busy_end(&m.s, &m.c, m.now);
 		pol_busy_end(&ref, &m.c, m.now);
-		assert_int_equal(m.s.tick_due_ns, ~0ull);
+		/* the gate stays shut on an idle CPU: pol_tick does nothing */
+		assert_int_equal(pol_tick_next(&m.s, &m.c), ~0ull);
 		m.now += gap + 1;
 	}
 	assert_int_equal(m.s.nr_floor_changes, ref.nr_floor_changes);
@@ -660,8 +721,8 @@ static void test_tick_next_never_misses_work(void **state)
 	assert_int_equal(m.s.tick_due_ns, m.now + m.c.tick_busy_us * US);
 	/* an idle CPU never */
 	pol_busy_end(&m.s, &m.c, m.now + 200 * US);
-	assert_int_equal(m.s.tick_due_ns, ~0ull);
 	assert_int_equal(pol_tick_next(&m.s, &m.c), ~0ull);
+	assert_int_equal(pol_tick(&m.s, &m.c, m.now + 300 * US), 0);
 }
 
 /* A time a little before the last floor change (another CPU's clock, or a
@@ -2959,6 +3020,7 @@ int main(void)
 		cmocka_unit_test(test_util_one_segment),
 		cmocka_unit_test(test_util_50pct_default_taus),
 		cmocka_unit_test(test_util_50pct_any_tau),
+		cmocka_unit_test(test_short_cycles_share_a_segment),
 		cmocka_unit_test(test_util_rises_fast_falls_slow),
 		cmocka_unit_test(test_util_long_busy_ticks_ramp),
 		cmocka_unit_test(test_util_long_idle_falls),
