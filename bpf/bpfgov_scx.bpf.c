@@ -109,34 +109,49 @@ static __always_inline __u32 cpu_slot(s32 cpu)
 }
 
 /*
- * The policy core, once per event kind, as global (non-inlined) functions:
+ * The policy core, once per transition, as global (non-inlined) functions:
  * the verifier checks a global function once, independently of its
- * callers' state.  Inlined into one hook together, idle exit + switch
- * + perf follow exceed the verifier's 1M-instruction budget.
+ * callers' state (inlined into the hook, idle exit + busy begin + perf
+ * follow exceed its 1M-instruction budget).  One function per transition,
+ * not one per event (busy end and idle entry, idle exit and busy begin,
+ * happen together here), so each looks up the CPU's state and the
+ * tunables once, as tracepoint mode's cpu_idle does.
  */
-__noinline int bpfgov_scx_switch(__u32 cpu, int prev_idle, int next_idle, __u64 now)
-{
-	gov_on_switch(cpu, prev_idle, next_idle, now);
-	return 0;
-}
-
-__noinline int bpfgov_scx_idle_enter(__u32 cpu, __u64 now)
+/* The CPU runs out of work: its busy run ends, its idle period begins.
+ * sched_ext does not say which idle state the CPU will enter: assume the
+ * one we picked, which actuation applies, unless the machine always
+ * enters one (no cpuidle driver: it halts). */
+__noinline int bpfgov_scx_run_ends(__u32 cpu, __u64 now)
 {
 	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct bpfgov_config *c = gov_cfg();
 
-	/* sched_ext does not say which idle state the CPU will enter:
-	 * assume the one we picked, which actuation applies, unless the
-	 * machine always enters one (no cpuidle driver: it halts). */
-	if (s && c)
-		gov_on_idle_enter(cpu, c->idle_state_fixed ? c->idle_state_fixed - 1 : s->idle_pick,
-				  now);
+	if (!s || !c)
+		return 0;
+	if (s->busy)
+		gov_busy_end(s, c, cpu, now);
+	else
+		s->nr_switches++;
+	gov_idle_enter(s, c, cpu, c->idle_state_fixed ? c->idle_state_fixed - 1 : s->idle_pick, now);
 	return 0;
 }
 
-__noinline int bpfgov_scx_idle_exit(__u32 cpu, __u64 now)
+/* The first task after idle: the idle period ends (unless update_idle
+ * already ended it, or the CPU was busy when we attached), and a busy run
+ * begins. */
+__noinline int bpfgov_scx_run_begins(__u32 cpu, __u64 now)
 {
-	gov_on_idle_exit(cpu, now);
+	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	struct bpfgov_config *c = gov_cfg();
+
+	if (!s || !c)
+		return 0;
+	if (s->cur_state != BPFGOV_NO_STATE)
+		gov_idle_exit(s, c, cpu, now);
+	if (!s->busy)
+		gov_busy_begin(s, c, cpu, now);
+	else
+		s->nr_switches++;
 	return 0;
 }
 
@@ -279,7 +294,6 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct bpfgov_cpu_state *s;
-	__u64 now;
 
 	if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
 		return;
@@ -292,16 +306,13 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 	s = gov_cpu((__u32)cpu);
 	if (!s || !s->busy)
 		return;
-	now = bpf_ktime_get_ns();
-	bpfgov_scx_switch((__u32)cpu, 0, 1, now);
-	bpfgov_scx_idle_enter((__u32)cpu, now);
+	bpfgov_scx_run_ends((__u32)cpu, bpf_ktime_get_ns());
 }
 
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 {
 	s32 cpu = task_cpu_of(p);
 	struct bpfgov_cpu_state *s;
-	__u64 now;
 
 	/* The global vtime clock follows the task that runs. */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
@@ -321,10 +332,7 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	/* The first task after idle (with update_idle attached, that already
 	 * ended the idle period; a CPU busy when we attached is seen first
 	 * here): idle exit, then the switch away from idle. */
-	now = bpf_ktime_get_ns();
-	if (s->cur_state != BPFGOV_NO_STATE)
-		bpfgov_scx_idle_exit((__u32)cpu, now);
-	bpfgov_scx_switch((__u32)cpu, 1, 0, now);
+	bpfgov_scx_run_begins((__u32)cpu, bpf_ktime_get_ns());
 	perf_follow(cpu);
 }
 
@@ -385,12 +393,10 @@ void BPF_STRUCT_OPS(bpfgov_update_idle, s32 cpu, bool idle)
 	 * events as tracepoint mode: switch to idle, idle enter ... idle
 	 * exit, switch away from idle. */
 	if (idle) {
-		bpfgov_scx_switch((__u32)cpu, 0, 1, now);
-		bpfgov_scx_idle_enter((__u32)cpu, now);
+		bpfgov_scx_run_ends((__u32)cpu, now);
 		return;
 	}
-	bpfgov_scx_idle_exit((__u32)cpu, now);
-	bpfgov_scx_switch((__u32)cpu, 1, 0, now);
+	bpfgov_scx_run_begins((__u32)cpu, now);
 	perf_follow(cpu);
 }
 
