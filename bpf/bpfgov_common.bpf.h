@@ -298,7 +298,9 @@ static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpf
 
 	st = s->cur_state;
 	timer = s->next_timer_ns > s->state_enter_ns ? s->next_timer_ns - s->state_enter_ns : 0;
-	flags = pol_idle_exit(s, c, now, &res, &lat);
+	/* One fixed state: the short path, inline (pol_idle_exit_inline). */
+	flags = c->idle_state_fixed ? pol_idle_exit_inline(s, c, now, &res, &lat) :
+				      pol_idle_exit(s, c, now, &res, &lat);
 	if (res)
 		gov_tap_x(s, c, cpu, BPFGOV_EV_IDLE_EXIT, 0, now, res, st, timer, s->wake_reason);
 	if (lat)
