@@ -2,9 +2,10 @@
 /*
  * BPF-only half of bpfgov shared by the tracepoint program
  * (bpfgov_trace.bpf.c) and the sched_ext scheduler (bpfgov_scx.bpf.c):
- * the pinned maps, and gov_on_*() wrappers that run the policy core on an
- * event and stream what changed. Each mode only decides which kernel hook
- * calls which wrapper.
+ * the pinned maps, and the event handlers (gov_busy_*, gov_idle_*, and the
+ * gov_on_*() wrappers that look up the CPU's state themselves) that run the
+ * policy core on an event and stream what changed. Each mode only decides
+ * which kernel hook calls which handler.
  *
  * Streams. `events` carries decisions (floor or pick changed) to the
  * `govloader start` that actuates them; decisions are rate limited per CPU,
@@ -280,16 +281,6 @@ static __always_inline void gov_idle_enter(struct bpfgov_cpu_state *s, struct bp
 	pol_idle_enter(s, c, state, now);
 }
 
-static __always_inline void gov_on_idle_enter(__u32 cpu, __u32 state, __u64 now)
-{
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
-	struct bpfgov_config *c = gov_cfg();
-
-	if (!s || !c)
-		return;
-	gov_idle_enter(s, c, cpu, state, now);
-}
-
 static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
 					  __u32 cpu, __u64 now)
 {
@@ -306,16 +297,6 @@ static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpf
 	if (lat)
 		gov_tap(s, c, cpu, BPFGOV_EV_WAKE_LAT, 0, now, lat, st);
 	gov_emit_flags(s, c, cpu, flags, now);
-}
-
-static __always_inline void gov_on_idle_exit(__u32 cpu, __u64 now)
-{
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
-	struct bpfgov_config *c = gov_cfg();
-
-	if (!s || !c)
-		return;
-	gov_idle_exit(s, c, cpu, now);
 }
 
 /* A wakeup is aimed at @cpu: timestamp it to measure the wake-up cost.
