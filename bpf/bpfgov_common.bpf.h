@@ -43,21 +43,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } cpu_state SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct bpfgov_config);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} tunables SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct bpfgov_control);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} control SEC(".maps");
+/*
+ * The tunables and the control record are globals, each in a section of
+ * its own: libbpf makes each a one-entry array map (".data.tunables",
+ * ".data.control"), which the loader pins as `tunables` and `control`
+ * (gov_obj_pin_globals() in user/pins.c). Every event reads them, and a
+ * global is read with a plain load from a fixed address, where a map
+ * lookup is a call-sized sequence and a NULL check each time.
+ */
+struct bpfgov_config tunables SEC(".data.tunables");
+struct bpfgov_control control SEC(".data.control");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -80,16 +75,12 @@ static __always_inline struct bpfgov_cpu_state *gov_cpu(__u32 cpu)
 
 static __always_inline struct bpfgov_config *gov_cfg(void)
 {
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&tunables, &zero);
+	return &tunables;
 }
 
 static __always_inline struct bpfgov_control *gov_ctl(void)
 {
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&control, &zero);
+	return &control;
 }
 
 /*

@@ -33,6 +33,14 @@ int pins_prepare(const char *pin_root);	/* bpffs mounted, root dir exists */
 int pins_remove(const char *pin_root);	/* unlink our pins, rmdir; 0 if none */
 bool pins_present(const char *pin_root);
 int pins_open_map(const char *pin_root, const char *name);	/* fd or -errno */
+struct bpf_object;
+struct bpf_map;
+/* A map of @obj by its pin name (one of gov_pinned_maps), NULL if absent:
+ * "tunables" and "control" are BPF globals, the maps of their sections. */
+struct bpf_map *gov_obj_map(const struct bpf_object *obj, const char *name);
+/* Between open and load: pin those globals' maps under @pin_root too (the
+ * others are pinned by name through the open options' pin_root_path). */
+int gov_obj_pin_globals(struct bpf_object *obj, const char *pin_root);
 
 /* --- single-instance lock (pins.c) --- */
 /* Take the lock (non-blocking). On -EBUSY *owner is the live owner. */

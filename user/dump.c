@@ -25,6 +25,23 @@ static void dump_printf(void *ctx, const char *fmt, va_list args)
 	vprintf(fmt, args);
 }
 
+/* The type to print a value as: a BPF global's map (tunables, control)
+ * has its section as value type, one variable at offset 0: print that
+ * variable's type, as for the other maps. */
+static __u32 value_type(const struct btf *btf, __u32 id, __u32 size)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_var_secinfo *vs;
+
+	if (!t || !btf_is_datasec(t) || btf_vlen(t) != 1)
+		return id;
+	vs = btf_var_secinfos(t);
+	t = btf__type_by_id(btf, vs->type);
+	if (vs->offset || !t || !btf_is_var(t) || btf__resolve_size(btf, t->type) > size)
+		return id;
+	return t->type;
+}
+
 static int dump_map(const char *pin_root, const char *name)
 {
 	LIBBPF_OPTS(btf_dump_type_data_opts, dopts, .compact = false, .emit_zeroes = true);
@@ -60,7 +77,8 @@ static int dump_map(const char *pin_root, const char *name)
 			goto out;
 		}
 		printf("[%u] = ", key);
-		err = btf_dump__dump_type_data(d, info.btf_value_type_id, val, info.value_size, &dopts);
+		err = btf_dump__dump_type_data(d, value_type(btf, info.btf_value_type_id, info.value_size),
+						val, info.value_size, &dopts);
 		printf("\n");
 		if (err < 0)
 			goto out;

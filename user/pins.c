@@ -18,12 +18,54 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "common.h"
 #include "log.h"
 
 const char *const gov_pinned_maps[] = {
 	"cpu_state", "tunables", "control", "events", "tap", NULL,
 };
+
+/* Pinned maps that are BPF globals, each in a section of its own (libbpf
+ * makes it a one-entry array map named after the section): the BPF side
+ * reads them with a plain load instead of a map lookup. */
+static const struct {
+	const char *pin, *sec;
+} gov_pinned_globals[] = {
+	{ "tunables", ".data.tunables" },
+	{ "control", ".data.control" },
+};
+
+struct bpf_map *gov_obj_map(const struct bpf_object *obj, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(gov_pinned_globals) / sizeof(gov_pinned_globals[0]); i++)
+		if (!strcmp(name, gov_pinned_globals[i].pin))
+			name = gov_pinned_globals[i].sec;
+	return bpf_object__find_map_by_name(obj, name);
+}
+
+int gov_obj_pin_globals(struct bpf_object *obj, const char *pin_root)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(gov_pinned_globals) / sizeof(gov_pinned_globals[0]); i++) {
+		m = bpf_object__find_map_by_name(obj, gov_pinned_globals[i].sec);
+		if (!m)
+			return -ENOENT;
+		if (snprintf(path, sizeof(path), "%s/%s", pin_root,
+			     gov_pinned_globals[i].pin) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		err = bpf_map__set_pin_path(m, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
 
 const char *gov_run_dir(void)
 {

@@ -28,6 +28,7 @@
 
 #include <scx/common.h>
 #include "scx.h"
+#include "bpfgov.h"		/* the types of the skeleton's globals */
 #include "util.h"
 #include "bpfgov_scx.skel.h"
 

@@ -359,27 +359,31 @@ static int restore_stale_journal(struct gov *g)
 }
 
 /* Between open and load: size the per-CPU map. The shared maps are pinned
- * by name under the pin root given to the open options (pin_root_path). */
+ * by name under the pin root given to the open options (pin_root_path),
+ * the globals among them by gov_obj_pin_globals(). */
 static int prepare_obj(struct gov *g)
 {
 	struct bpf_map *m;
-	int i;
+	int i, err;
 
 	m = bpf_object__find_map_by_name(g->obj, "cpu_state");
 	if (!m)
 		return -ENOENT;
 	for (i = 0; gov_pinned_maps[i]; i++) {
-		if (!bpf_object__find_map_by_name(g->obj, gov_pinned_maps[i])) {
+		if (!gov_obj_map(g->obj, gov_pinned_maps[i])) {
 			pr_warn("BPF object has no map '%s'\n", gov_pinned_maps[i]);
 			return -ENOENT;
 		}
 	}
+	err = gov_obj_pin_globals(g->obj, g->o->pin_root);
+	if (err)
+		return err;
 	return bpf_map__set_max_entries(m, g->nr_cpus);
 }
 
 static int map_fd(struct gov *g, const char *name)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(g->obj, name);
+	struct bpf_map *m = gov_obj_map(g->obj, name);
 
 	return m ? bpf_map__fd(m) : -ENOENT;
 }

@@ -102,7 +102,7 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const cfg_names[] = { "tunables", "config", NULL };
+	static const char *const cfg_names[] = { ".data.tunables", "tunables", "config", NULL };
 	static const char *const st_names[] = { "cpu_state", NULL };
 	static const char *const ev_names[] = { "events", NULL };
 	struct scx_opts o = { 0 };
