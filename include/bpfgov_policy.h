@@ -365,29 +365,24 @@ static __always_inline __u64 pol_seg_min_ns(const struct bpfgov_config *c)
 	return ((__u64)pol_min32(c->tau_rise_us, c->tau_fall_us) * POL_NS_PER_US) >> 3;
 }
 
-/* Idle period ends, a task starts to run on this CPU. */
-POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
-					    const struct bpfgov_config *c, __u64 now)
+/* A short gap right after busy time arms the gap memory. */
+static __always_inline int pol_gap_arms(const struct bpfgov_cpu_state *s,
+					const struct bpfgov_config *c, __u64 gap)
 {
-	__u64 gap = 0;
+	return gap && c->gap_hold_us && gap < (__u64)c->gap_hold_us * POL_NS_PER_US &&
+	       s->pre_gap_busy_ns >= (__u64)c->gap_min_busy_us * POL_NS_PER_US;
+}
+
+/* pol_busy_begin() past its accounting: the gap memory, then, unless the
+ * segment stays open (@young), the segment's close and the floor. */
+POL_ENTRY __u32 pol_busy_eval(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
+			      __u64 now, __u64 gap, int young)
+{
 	__u32 hint = BPFGOV_R_NONE, flags;
-	int young;
 
-	if (!s || !c || s->busy)
+	if (!s || !c)
 		return 0;
-	if (s->idle_since_ns && now > s->idle_since_ns) {
-		gap = now - s->idle_since_ns;
-		s->idle_ns += gap;
-	}
-	young = s->seg_start_ns && now >= s->seg_start_ns &&
-		now - s->seg_start_ns < pol_seg_min_ns(c);
-	s->busy = 1;
-	s->busy_since_ns = now;
-	s->idle_since_ns = 0;
-	s->last_event_ns = now;
-
-	if (gap && c->gap_hold_us && gap < (__u64)c->gap_hold_us * POL_NS_PER_US &&
-	    s->pre_gap_busy_ns >= (__u64)c->gap_min_busy_us * POL_NS_PER_US) {
+	if (pol_gap_arms(s, c, gap)) {
 		/* A short gap right after busy time: keep most of the pre-gap
 		 * target so the floor cannot fall to the minimum behind it. */
 		s->hold_floor = (__u32)((__u64)s->pre_gap_target * c->gap_keep_permille / 1000);
@@ -408,6 +403,34 @@ POL_ENTRY __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 	flags = pol_floor_eval(s, c, now, hint);
 	s->tick_due_ns = pol_tick_next(s, c);
 	return flags;
+}
+
+/* Idle period ends, a task starts to run on this CPU. Inline as far as a
+ * young segment with no gap memory to arm or release goes (a CPU in short
+ * cycles, at nearly every wake-up): nothing else is left to do there, and
+ * the call is a good part of that path's cost. */
+static __always_inline __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c, __u64 now)
+{
+	__u64 gap = 0;
+	int young;
+
+	if (!s || !c || s->busy)
+		return 0;
+	if (s->idle_since_ns && now > s->idle_since_ns) {
+		gap = now - s->idle_since_ns;
+		s->idle_ns += gap;
+	}
+	young = s->seg_start_ns && now >= s->seg_start_ns &&
+		now - s->seg_start_ns < pol_seg_min_ns(c);
+	s->busy = 1;
+	s->busy_since_ns = now;
+	s->idle_since_ns = 0;
+	s->last_event_ns = now;
+	if (young && !pol_gap_arms(s, c, gap) &&
+	    !(gap && s->hold_floor && now >= s->hold_until_ns))
+		return 0;
+	return pol_busy_eval(s, c, now, gap, young);
 }
 
 /* A busy run ends, the CPU switches to its idle task. The floor is left as
@@ -522,6 +545,18 @@ static __always_inline __u64 pol_payback_ns(const struct bpfgov_cpu_state *s,
 		return 0;
 	return pol_max64((__u64)c->state_residency_us[k] * POL_NS_PER_US,
 			 pol_state_cost_ns(s, c, k) * c->payback_pct / 100);
+}
+
+/* idle >= pol_payback_ns(s, c, k), given @cost == pol_state_cost_ns(s, c,
+ * k), without the division: idle >= cost * pct / 100 (rounded down) is
+ * (idle + 1) * 100 > cost * pct. For the exit of every idle period. */
+static __always_inline int pol_pays_back(const struct bpfgov_config *c, __u32 k,
+					 __u64 cost, __u64 idle)
+{
+	k &= BPFGOV_MAX_STATES - 1;
+	return c->state_is_poll[k] ||
+	       (idle >= (__u64)c->state_residency_us[k] * POL_NS_PER_US &&
+		(idle + 1) * 100 > cost * c->payback_pct);
 }
 
 static __always_inline __u32 pol_nr_states(const struct bpfgov_config *c)
@@ -863,7 +898,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 						   __u64 *residency_ns, __u64 *wake_lat_ns)
 {
 	__u32 st, wake = BPFGOV_WAKE_OTHER, near = 0;
-	__u64 res, idle, lat = 0, hist, timer = s ? s->next_timer_ns : 0;
+	__u64 res, idle, lat = 0, hist, cost, timer = s ? s->next_timer_ns : 0;
 	int long_poll = 0, stamped = 0, sampled = 0, remote, timed_out = 0;
 
 	if (!s || !c || !residency_ns || !wake_lat_ns)
@@ -918,6 +953,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		*wake_lat_ns = lat;
 	}
 	s->wake_reason = wake;
+	cost = pol_state_cost_ns(s, c, st);
 
 	/*
 	 * What the idle period was worth: the time until the wakeup, without
@@ -927,7 +963,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	if (stamped)
 		idle = now - lat - s->state_enter_ns;
 	else if (!c->state_is_poll[st])
-		idle = res > pol_state_cost_ns(s, c, st) ? res - pol_state_cost_ns(s, c, st) : 0;
+		idle = res > cost ? res - cost : 0;
 	else
 		idle = res;
 	s->wake_ts_ns = 0;
@@ -972,7 +1008,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	 * read elsewhere is kept (the above/below count, the expected idle
 	 * length the loader uses). */
 	if (c->idle_state_fixed) {
-		if (idle < pol_payback_ns(s, c, st))
+		if (!pol_pays_back(c, st, cost, idle))
 			s->nr_too_deep++;
 		s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
 		return 0;
