@@ -78,11 +78,6 @@ static __always_inline struct bpfgov_config *gov_cfg(void)
 	return &tunables;
 }
 
-static __always_inline struct bpfgov_control *gov_ctl(void)
-{
-	return &control;
-}
-
 /*
  * Next timer. Each CPU's struct hrtimer_cpu_base (the per-CPU
  * hrtimer_bases), learned once from the first hrtimer that expires on that
@@ -145,17 +140,20 @@ static __always_inline void gov_fill(struct bpfgov_event *e, const struct bpfgov
 	e->pad = 0;
 }
 
-/* Mirror one record to `tap` if a reader asked for its kind. */
-static __always_inline void gov_tap_x(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
-				      __u32 cpu, __u32 kind, __u32 reason, __u64 now,
-				      __u64 dur, __u32 arg0, __u64 timer_ns, __u32 wake)
+/* A reader asked for records of @kind on `tap`. */
+static __always_inline int gov_tapping(__u32 kind)
 {
-	struct bpfgov_control *ctl = gov_ctl();
+	return control.tap_kinds & (1u << kind);
+}
+
+/* Mirror one record to `tap`; the caller checked gov_tapping(kind). */
+static __always_inline void gov_tap_put(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
+					__u32 cpu, __u32 kind, __u32 reason, __u64 now,
+					__u64 dur, __u32 arg0, __u64 timer_ns, __u32 wake)
+{
 	struct bpfgov_event *e;
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	if (!ctl || !(ctl->tap_kinds & (1u << kind)))
-		return;
 	e = bpf_ringbuf_reserve(&tap, sizeof(*e), 0);
 	if (!e) {
 		s->tap_drops++;
@@ -171,11 +169,13 @@ static __always_inline void gov_tap_x(struct bpfgov_cpu_state *s, const struct b
 	bpf_ringbuf_submit(e, flags);
 }
 
+/* Mirror one record to `tap` if a reader asked for its kind. */
 static __always_inline void gov_tap(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 				    __u32 cpu, __u32 kind, __u32 reason, __u64 now,
 				    __u64 dur, __u32 arg0)
 {
-	gov_tap_x(s, c, cpu, kind, reason, now, dur, arg0, 0, 0);
+	if (gov_tapping(kind))
+		gov_tap_put(s, c, cpu, kind, reason, now, dur, arg0, 0, 0);
 }
 
 /*
@@ -188,7 +188,6 @@ static __always_inline void gov_tap(struct bpfgov_cpu_state *s, const struct bpf
 static __always_inline void gov_decision(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 					 __u32 cpu, __u32 kind, __u32 reason, __u64 now)
 {
-	struct bpfgov_control *ctl = gov_ctl();
 	struct bpfgov_event *e;
 	__u32 arg0 = kind == BPFGOV_EV_PICK ? s->poll_ok : 0;	/* pick: polling left to the governor */
 
@@ -196,7 +195,7 @@ static __always_inline void gov_decision(struct bpfgov_cpu_state *s, const struc
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (e) {
 		gov_fill(e, s, cpu, kind, reason, now, 0, arg0);
-		bpf_ringbuf_submit(e, ctl && (ctl->wake_kinds & (1u << kind)) ?
+		bpf_ringbuf_submit(e, control.wake_kinds & (1u << kind) ?
 				   BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	} else {
 		s->rb_drops++;
@@ -275,16 +274,24 @@ static __always_inline void gov_idle_enter(struct bpfgov_cpu_state *s, struct bp
 static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
 					  __u32 cpu, __u64 now)
 {
-	__u64 res, lat, timer;
-	__u32 st, flags;
+	__u64 res, lat, res_x, lat_x;
+	__u32 st = s->cur_state, flags;
 
-	st = s->cur_state;
-	timer = s->next_timer_ns > s->state_enter_ns ? s->next_timer_ns - s->state_enter_ns : 0;
-	/* One fixed state: the short path, inline (pol_idle_exit_inline). */
-	flags = c->idle_state_fixed ? pol_idle_exit_inline(s, c, now, &res, &lat) :
-				      pol_idle_exit(s, c, now, &res, &lat);
-	if (res)
-		gov_tap_x(s, c, cpu, BPFGOV_EV_IDLE_EXIT, 0, now, res, st, timer, s->wake_reason);
+	/* One fixed state: the short path, inline (pol_idle_exit_inline),
+	 * with out values of its own, which stay in registers (those of the
+	 * call must live on the stack). The exit leaves the residency's
+	 * start and next timer as they were, for the tap record. */
+	if (c->idle_state_fixed) {
+		flags = pol_idle_exit_inline(s, c, now, &res, &lat);
+	} else {
+		flags = pol_idle_exit(s, c, now, &res_x, &lat_x);
+		res = res_x;
+		lat = lat_x;
+	}
+	if (res && gov_tapping(BPFGOV_EV_IDLE_EXIT))
+		gov_tap_put(s, c, cpu, BPFGOV_EV_IDLE_EXIT, 0, now, res, st,
+			    s->next_timer_ns > s->state_enter_ns ?
+			    s->next_timer_ns - s->state_enter_ns : 0, s->wake_reason);
 	if (lat)
 		gov_tap(s, c, cpu, BPFGOV_EV_WAKE_LAT, 0, now, lat, st);
 	gov_emit_flags(s, c, cpu, flags, now);

@@ -97,13 +97,9 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(bpfgov_waking, struct task_struct *p)
 {
 	__u32 *seq = &wake_seq[(bpf_get_smp_processor_id() & (BPFGOV_MAX_CPUS - 1)) * GOV_SEQ_STRIDE];
-	struct bpfgov_control *ctl;
 
-	if ((*seq)++ & (GOV_WAKE_SAMPLE - 1)) {
-		ctl = gov_ctl();
-		if (!ctl || !(ctl->tap_kinds & (1u << BPFGOV_EV_WAKE_LAT)))
-			return 0;
-	}
+	if (((*seq)++ & (GOV_WAKE_SAMPLE - 1)) && !gov_tapping(BPFGOV_EV_WAKE_LAT))
+		return 0;
 	/* task_cpu(p) before select_task_rq: where the task last ran, the
 	 * CPU that usually gets the wakeup. A miss only costs one sample.
 	 * A direct load (p is a trusted BTF pointer), not a probe-read call. */
