@@ -383,14 +383,11 @@ static __always_inline void gov_remote_scan(__u32 cpu, struct bpfgov_cpu_state *
 
 /* Periodic hook on an awake CPU (sched_ext: ops.tick, which has the precise
  * clock at hand): account a long busy run, then maybe the remote scan. */
-static __always_inline void gov_on_tick(__u32 cpu, __u64 now)
+static __always_inline void gov_tick(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
+				     __u32 cpu, __u64 now)
 {
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
-	struct bpfgov_config *c = gov_cfg();
 	__u32 flags;
 
-	if (!s || !c)
-		return;
 	flags = pol_tick(s, c, now);
 	gov_emit_flags(s, c, cpu, flags, now);
 	gov_remote_scan(cpu, s, c, now, now);

@@ -109,6 +109,31 @@ static __always_inline __u32 cpu_slot(s32 cpu)
 }
 
 /*
+ * Feed the perf target to the kernel.  Only ever for @cpu == the CPU whose
+ * rq lock the caller holds, and only when the floor decision changed.
+ * @s: that CPU's state.
+ */
+static __always_inline void perf_follow(struct bpfgov_cpu_state *s, s32 cpu)
+{
+	__u32 perf, idx;
+
+	if (scx_sched_only || !bpf_ksym_exists(scx_bpf_cpuperf_set) || cpu < 0 ||
+	    cpu >= BPFGOV_MAX_CPUS)
+		return;
+	perf = s->floor;
+	if (perf > BPFGOV_SCALE)
+		perf = BPFGOV_SCALE;
+	/* The core already applied the deadband and rate limit to s->floor;
+	 * this only drops repeats (a tick re-evaluating to the same value). */
+	idx = cpu_slot(cpu);
+	if (scx_last_perf[idx] == perf + 1)
+		return;
+	scx_last_perf[idx] = perf + 1;
+	scx_bpf_cpuperf_set(cpu, perf);
+	__sync_fetch_and_add(&scx_nr_perf_sets, 1);
+}
+
+/*
  * The policy core, once per transition, as global (non-inlined) functions:
  * the verifier checks a global function once, independently of its
  * callers' state (inlined into the hook, idle exit + busy begin + perf
@@ -121,12 +146,11 @@ static __always_inline __u32 cpu_slot(s32 cpu)
  * sched_ext does not say which idle state the CPU will enter: assume the
  * one we picked, which actuation applies, unless the machine always
  * enters one (no cpuidle driver: it halts). */
-__noinline int bpfgov_scx_run_ends(__u32 cpu, __u64 now)
+__noinline int bpfgov_scx_run_ends(struct bpfgov_cpu_state *s, __u32 cpu, __u64 now)
 {
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct bpfgov_config *c = gov_cfg();
 
-	if (!s || !c)
+	if (!s)
 		return 0;
 	if (s->busy)
 		gov_busy_end(s, c, cpu, now);
@@ -137,14 +161,13 @@ __noinline int bpfgov_scx_run_ends(__u32 cpu, __u64 now)
 }
 
 /* The first task after idle: the idle period ends (unless update_idle
- * already ended it, or the CPU was busy when we attached), and a busy run
- * begins. */
-__noinline int bpfgov_scx_run_begins(__u32 cpu, __u64 now)
+ * already ended it, or the CPU was busy when we attached), a busy run
+ * begins, and the CPU's perf target follows its floor. */
+__noinline int bpfgov_scx_run_begins(struct bpfgov_cpu_state *s, __u32 cpu, __u64 now)
 {
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct bpfgov_config *c = gov_cfg();
 
-	if (!s || !c)
+	if (!s)
 		return 0;
 	if (s->cur_state != BPFGOV_NO_STATE)
 		gov_idle_exit(s, c, cpu, now);
@@ -152,12 +175,17 @@ __noinline int bpfgov_scx_run_begins(__u32 cpu, __u64 now)
 		gov_busy_begin(s, c, cpu, now);
 	else
 		s->nr_switches++;
+	perf_follow(s, (s32)cpu);
 	return 0;
 }
 
-__noinline int bpfgov_scx_tick_gov(__u32 cpu, __u64 now)
+/* A due tick (bpfgov_tick): the policy core's tick, then the perf target. */
+__noinline int bpfgov_scx_tick_gov(struct bpfgov_cpu_state *s, __u32 cpu, __u64 now)
 {
-	gov_on_tick(cpu, now);
+	if (!s)
+		return 0;
+	gov_tick(s, gov_cfg(), cpu, now);
+	perf_follow(s, (s32)cpu);
 	return 0;
 }
 
@@ -195,41 +223,16 @@ static __always_inline void stamp_wake(s32 cpu)
 }
 
 /*
- * Feed the perf target to the kernel.  Only ever for @cpu == the CPU whose
- * rq lock the caller holds, and only when the floor decision changed.
- */
-static __always_inline void perf_follow(s32 cpu)
-{
-	struct bpfgov_cpu_state *s;
-	__u32 perf, idx;
-
-	if (scx_sched_only || !bpf_ksym_exists(scx_bpf_cpuperf_set) || cpu < 0 ||
-	    cpu >= BPFGOV_MAX_CPUS)
-		return;
-	s = gov_cpu((__u32)cpu);
-	if (!s)
-		return;
-	perf = s->floor;
-	if (perf > BPFGOV_SCALE)
-		perf = BPFGOV_SCALE;
-	/* The core already applied the deadband and rate limit to s->floor;
-	 * this only drops repeats (a tick re-evaluating to the same value). */
-	idx = cpu_slot(cpu);
-	if (scx_last_perf[idx] == perf + 1)
-		return;
-	scx_last_perf[idx] = perf + 1;
-	scx_bpf_cpuperf_set(cpu, perf);
-	__sync_fetch_and_add(&scx_nr_perf_sets, 1);
-}
-
-/*
  * The CPU whose rq lock a task hook holds: the task's CPU.  running() and
  * stopping() also run on other CPUs (a remote CPU changing a running task's
  * class or attributes, e.g. when the scheduler is enabled), so the current
  * CPU is the wrong answer there, and scx_bpf_cpuperf_set() on it is an
  * error ("Invalid target CPU").
  */
-#define task_cpu_of(p)	scx_bpf_task_cpu(p)
+static __always_inline s32 task_cpu_of(const struct task_struct *p)
+{
+	return (s32)p->thread_info.cpu;	/* task_cpu(): a load, not a kfunc call */
+}
 
 s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
@@ -258,7 +261,7 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	 * keeps another waker from picking the same CPU meanwhile.
 	 */
 	if (p->nr_cpus_allowed == 1) {
-		cpu = scx_bpf_task_cpu(p);
+		cpu = task_cpu_of(p);
 		if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
 			if (!scx_sched_only)
 				stamp_wake(cpu);
@@ -306,7 +309,7 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 	s = gov_cpu((__u32)cpu);
 	if (!s || !s->busy)
 		return;
-	bpfgov_scx_run_ends((__u32)cpu, bpf_ktime_get_ns());
+	bpfgov_scx_run_ends(s, (__u32)cpu, bpf_ktime_get_ns());
 }
 
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
@@ -332,8 +335,7 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	/* The first task after idle (with update_idle attached, that already
 	 * ended the idle period; a CPU busy when we attached is seen first
 	 * here): idle exit, then the switch away from idle. */
-	bpfgov_scx_run_begins((__u32)cpu, bpf_ktime_get_ns());
-	perf_follow(cpu);
+	bpfgov_scx_run_begins(s, (__u32)cpu, bpf_ktime_get_ns());
 }
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)
@@ -379,25 +381,27 @@ void BPF_STRUCT_OPS(bpfgov_tick, struct task_struct *p)
 	now = bpf_ktime_get_ns();
 	if (now < s->tick_due_ns && now < s->scan_due_ns)
 		return;
-	bpfgov_scx_tick_gov((__u32)cpu, now);
-	perf_follow(cpu);
+	bpfgov_scx_tick_gov(s, (__u32)cpu, now);
 }
 
 void BPF_STRUCT_OPS(bpfgov_update_idle, s32 cpu, bool idle)
 {
+	struct bpfgov_cpu_state *s;
 	__u64 now = bpf_ktime_get_ns();
 
 	if (scx_sched_only || !scx_idle_hook)
+		return;
+	s = gov_cpu((__u32)cpu);
+	if (!s)
 		return;
 	/* Partial mode only.  update_idle runs on @cpu itself, under its rq lock.  Same order of
 	 * events as tracepoint mode: switch to idle, idle enter ... idle
 	 * exit, switch away from idle. */
 	if (idle) {
-		bpfgov_scx_run_ends((__u32)cpu, now);
+		bpfgov_scx_run_ends(s, (__u32)cpu, now);
 		return;
 	}
-	bpfgov_scx_run_begins((__u32)cpu, now);
-	perf_follow(cpu);
+	bpfgov_scx_run_begins(s, (__u32)cpu, now);
 }
 
 void BPF_STRUCT_OPS(bpfgov_enable, struct task_struct *p)
