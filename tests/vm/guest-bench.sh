@@ -178,6 +178,13 @@ make_msr
 if in_configs scx && start_gov $BENCH_GOVOPT; then
 	bpf_cost scx pin; bpf_cost scx threads; stop_gov; wait_for 5 is_state disabled
 fi
+# The scheduler alone, for the governor's share of each hook.
+if in_configs sched-only; then
+	/bin/scx-smoke --sched-only --seconds 600 > /tmp/smoke-bench.out 2>&1 &
+	spid=$!
+	wait_for 60 is_enabled_bpfgov && bpf_cost sched-only pin
+	kill -INT $spid; wait $spid; wait_for 5 is_state disabled
+fi
 if in_configs simple && have scx_simple && start_simple; then
 	bpf_cost simple pin; bpf_cost simple threads
 	kill -INT $spid; wait $spid; wait_for 5 is_state disabled
