@@ -297,6 +297,27 @@ static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpf
 	gov_emit_flags(s, c, cpu, flags, now);
 }
 
+/*
+ * Wake-up stamps are samples (the cost they measure is averaged per idle
+ * state, and moves slowly): one wake-up in GOV_WAKE_SAMPLE from each CPU
+ * looks at its target, unless a tap reader records every wake-up cost. The
+ * others cost a counter on the waker's own line, not a read of the target
+ * CPU's state: that line is the sleeping CPU's, written at its idle entry,
+ * so reading it is a cross-CPU miss, and the stamp another one at the exit.
+ */
+#define GOV_WAKE_SAMPLE	4
+#define GOV_SEQ_STRIDE	(BPFGOV_CACHE_LINE / sizeof(__u32))
+
+static __u32 wake_seq[BPFGOV_MAX_CPUS * GOV_SEQ_STRIDE] __attribute__((aligned(BPFGOV_CACHE_LINE)));
+
+/* This wake-up, from the current CPU, is one to stamp its target for. */
+static __always_inline int gov_wake_sampled(void)
+{
+	__u32 *seq = &wake_seq[(bpf_get_smp_processor_id() & (BPFGOV_MAX_CPUS - 1)) * GOV_SEQ_STRIDE];
+
+	return !((*seq)++ & (GOV_WAKE_SAMPLE - 1)) || gov_tapping(BPFGOV_EV_WAKE_LAT);
+}
+
 /* A wakeup is aimed at @cpu: timestamp it to measure the wake-up cost.
  * The hottest hook (every wakeup): only a sleeping, not yet stamped CPU
  * costs more than the lookup. */

@@ -213,12 +213,13 @@ static __always_inline u64 task_slice(void)
 	return n < SLICE_MIN_NS ? SLICE_MIN_NS : n;
 }
 
-/* Record that this CPU is about to be woken (wake-cost measurement).  Not
- * from the CPU itself: a pinned task's enqueue mostly runs on its own CPU,
+/* Record that this CPU is about to be woken (wake-cost measurement), for
+ * one such wake-up in GOV_WAKE_SAMPLE, as tracepoint mode does.  Not from
+ * the CPU itself: a pinned task's enqueue mostly runs on its own CPU,
  * already awake (the waker queued it there), and the core ignores those. */
 static __always_inline void stamp_wake(s32 cpu)
 {
-	if (scx_wake_sample && cpu != (s32)bpf_get_smp_processor_id())
+	if (scx_wake_sample && cpu != (s32)bpf_get_smp_processor_id() && gov_wake_sampled())
 		bpfgov_scx_wake((__u32)cpu);
 }
 

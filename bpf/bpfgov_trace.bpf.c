@@ -80,25 +80,11 @@ int BPF_PROG(bpfgov_cpu_idle, unsigned int state, unsigned int cpu_id)
 	return 0;
 }
 
-/*
- * Wake-up stamps are samples (the cost they measure is averaged per idle
- * state, and moves slowly): one wake-up in GOV_WAKE_SAMPLE from each CPU
- * looks at its target, unless a tap reader records every wake-up cost. The
- * others cost a counter on the waker's own line, not a read of the target
- * CPU's state: that line is the sleeping CPU's, written at its idle entry,
- * so reading it is a cross-CPU miss, and the stamp another one at the exit.
- */
-#define GOV_WAKE_SAMPLE	4
-#define GOV_SEQ_STRIDE	(BPFGOV_CACHE_LINE / sizeof(__u32))
-
-static __u32 wake_seq[BPFGOV_MAX_CPUS * GOV_SEQ_STRIDE] __attribute__((aligned(BPFGOV_CACHE_LINE)));
-
+/* Wake-up stamps are samples (gov_wake_sampled, bpfgov_common.bpf.h). */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(bpfgov_waking, struct task_struct *p)
 {
-	__u32 *seq = &wake_seq[(bpf_get_smp_processor_id() & (BPFGOV_MAX_CPUS - 1)) * GOV_SEQ_STRIDE];
-
-	if (((*seq)++ & (GOV_WAKE_SAMPLE - 1)) && !gov_tapping(BPFGOV_EV_WAKE_LAT))
+	if (!gov_wake_sampled())
 		return 0;
 	/* task_cpu(p) before select_task_rq: where the task last ran, the
 	 * CPU that usually gets the wakeup. A miss only costs one sample.
