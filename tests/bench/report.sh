@@ -350,17 +350,30 @@ write_doc() {
 	doc_vm
 }
 
-# The sched_ext guest's results are measured by `make bench-vm`, which
-# splices them between these markers (tests/vm/bench-report.sh); a `make
-# bench` run keeps the block it finds.
+# The sched_ext guest's results are measured by `make bench-vm` (timed)
+# and `make bench-vm VM_ICOUNT=1` (counted), which splice them between
+# these markers (tests/vm/bench-report.sh); a `make bench` run keeps the
+# blocks it finds.
+doc_vm_block() { # MARKER
+	echo "<!-- $1:begin -->"
+	if [ -f "$DOC" ] && grep -q "^<!-- $1:begin -->\$" "$DOC"; then
+		awk -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" \
+			'$0 == b { on = 1; next } $0 == e { on = 0 } on' "$DOC"
+	else
+		echo "Not run yet: \`make bench-vm${2:+ $2}\`."
+	fi
+	echo "<!-- $1:end -->"
+}
+
 doc_vm() {
 	echo "## 6. sched_ext guest (\`make bench-vm\`)"
 	echo
-	echo "<!-- bench-vm:begin -->"
-	if [ -f "$DOC" ]; then
-		awk '/^<!-- bench-vm:begin -->$/ { on = 1; next } /^<!-- bench-vm:end -->$/ { on = 0 } on' "$DOC"
-	else
-		echo "Not run yet: \`make bench-vm\`."
-	fi
-	echo "<!-- bench-vm:end -->"
+	doc_vm_block bench-vm
+	echo
+	echo "### Counted, not timed (\`make bench-vm VM_ICOUNT=1\`)"
+	echo
+	echo "The same guest bench with QEMU counting instructions: path lengths, not"
+	echo "times, repeatable from boot to boot (docs/SCX.md says how to read them)."
+	echo
+	doc_vm_block bench-vm-icount VM_ICOUNT=1
 }
