@@ -195,6 +195,10 @@ __noinline int bpfgov_scx_wake(__u32 cpu)
 	return 0;
 }
 
+/* The tap records that pol_wake_fast() does not write. */
+#define GOV_WAKE_FAST_TAPS	((1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_WAKE_LAT) | \
+				 (1u << BPFGOV_EV_IDLE_GAP))
+
 static __always_inline bool vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
@@ -317,6 +321,7 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 {
 	s32 cpu = task_cpu_of(p);
 	struct bpfgov_cpu_state *s;
+	__u64 now;
 
 	/* The global vtime clock follows the task that runs. */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
@@ -335,8 +340,16 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	}
 	/* The first task after idle (with update_idle attached, that already
 	 * ended the idle period; a CPU busy when we attached is seen first
-	 * here): idle exit, then the switch away from idle. */
-	bpfgov_scx_run_begins(s, (__u32)cpu, bpf_ktime_get_ns());
+	 * here): idle exit, then the switch away from idle. In short cycles
+	 * without a cpuidle driver, nearly always the short path, inline,
+	 * unless a tap reader wants the records of these steps. */
+	now = bpf_ktime_get_ns();
+	if (!(control.tap_kinds & GOV_WAKE_FAST_TAPS) && pol_wake_fast(s, gov_cfg(), now)) {
+		s->nr_switches++;
+		perf_follow(s, cpu);
+		return;
+	}
+	bpfgov_scx_run_begins(s, (__u32)cpu, now);
 }
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)

@@ -1036,6 +1036,55 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 	return pol_idle_exit_inline(s, c, now, residency_ns, wake_lat_ns);
 }
 
+/*
+ * A CPU with one fixed idle state (no cpuidle driver) wakes and a task
+ * begins to run at the same instant @now: pol_idle_exit() then
+ * pol_busy_begin(), on the path a CPU in short cycles takes at nearly
+ * every wake-up, in one pass over the state that writes what those two
+ * write there. That path: a halting state, no poll time carried, a wake-up
+ * neither stamped by its waker nor ended by a timer (nothing to measure),
+ * a young segment, no gap memory to arm or end. Anything else returns 0
+ * and writes nothing: the caller takes the two steps. Returns 1 when done
+ * (no decision: the floor and the pick stay). The caller checks that no
+ * tap reader asked for idle exits or gaps (their records come from the
+ * two steps).
+ */
+static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
+					 const struct bpfgov_config *c, __u64 now)
+{
+	__u64 enter, res, idle, cost, gap, seg;
+	__u32 st = s->cur_state;
+
+	enter = s->state_enter_ns;
+	seg = s->seg_start_ns;
+	if (!c->idle_state_fixed || st == BPFGOV_NO_STATE || s->busy || now < enter ||
+	    s->wake_ts_ns || s->timer_fired || s->carry_ns ||
+	    !seg || now < seg || now - seg >= pol_seg_min_ns(c))
+		return 0;
+	st &= BPFGOV_MAX_STATES - 1;
+	if (c->state_is_poll[st])
+		return 0;
+	gap = s->idle_since_ns && now > s->idle_since_ns ? now - s->idle_since_ns : 0;
+	if (pol_gap_arms(s, c, gap) || (gap && s->hold_floor && now >= s->hold_until_ns))
+		return 0;
+	/* Idle exit (pol_idle_exit_inline, one fixed halting state). */
+	res = now - enter;
+	cost = pol_state_cost_ns(s, c, st);
+	idle = res > cost ? res - cost : 0;
+	if (!pol_pays_back(c, st, cost, idle))
+		s->nr_too_deep++;
+	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+	s->cur_state = BPFGOV_NO_STATE;
+	s->wake_reason = BPFGOV_WAKE_OTHER;
+	/* Busy begin (pol_busy_begin, a young segment). */
+	s->idle_ns += gap;
+	s->busy = 1;
+	s->busy_since_ns = now;
+	s->idle_since_ns = 0;
+	s->last_event_ns = now;
+	return 1;
+}
+
 /* A wakeup from another CPU is aimed at this (sleeping) CPU: stamp it once
  * per residency. A wakeup raised on the sleeping CPU itself comes from an
  * interrupt handler that runs after the exit began: the caller skips it. */

@@ -49,6 +49,13 @@ static void sim_init(struct sim *m)
 	m->now = T0;
 }
 
+/* Deterministic jitter for the load tests (LCG, Numerical Recipes). */
+static __u64 lcg_below(__u32 *x, __u64 n)
+{
+	*x = *x * 1664525u + 1013904223u;
+	return (__u64)(*x >> 8) % n;
+}
+
 /* Re-initialise the per-CPU state after the test changed the config. */
 static void sim_reinit(struct sim *m)
 {
@@ -1276,6 +1283,71 @@ static void test_idle_fixed_state_never_repicks(void **state)
 	}
 }
 
+/* pol_wake_fast() is pol_idle_exit() then pol_busy_begin() (and the
+ * caller's switch count) where it takes the wake-up, byte for byte, and
+ * writes nothing where it declines: over short and long cycles, stamped
+ * wake-ups, a timer wake-up, ticks and the gap memory, with one fixed
+ * idle state. In short cycles it takes most wake-ups. */
+static void test_wake_fast_is_exit_then_begin(void **state)
+{
+	struct bpfgov_cpu_state before, fast;
+	__u64 res, lat, busy, idle;
+	unsigned int took = 0, short_wakes = 0;
+	__u32 x = 7;
+	struct sim m;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	m.c.idle_state_fixed = 1 + 1;
+	sim_reinit(&m);
+	pol_busy_begin(&m.s, &m.c, m.now);
+	for (i = 0; i < 4000; i++) {
+		/* Mostly ping-pong hops, now and then a longer run or lull. */
+		busy = (i % 97) == 5 ? 3 * MS + lcg_below(&x, 2 * MS) : 2 * US + lcg_below(&x, 30 * US);
+		idle = (i % 53) == 7 ? 2 * MS + lcg_below(&x, 20 * MS) : 1 * US + lcg_below(&x, 40 * US);
+		if (busy > 4 * MS)
+			pol_tick(&m.s, &m.c, m.now + busy - 1 * MS);
+		m.now += busy;
+		pol_busy_end(&m.s, &m.c, m.now);
+		m.s.next_timer_ns = (i % 11) == 3 ? m.now + idle : 0;
+		pol_idle_enter(&m.s, &m.c, 1, m.now);
+		if ((i % 4) == 1)
+			pol_wake_stamp(&m.s, m.now + idle / 2);
+		if ((i % 11) == 3)
+			m.s.timer_fired = 1;
+		m.now += idle;
+		before = m.s;
+		fast = m.s;
+		if (pol_wake_fast(&fast, &m.c, m.now)) {
+			took++;
+			fast.nr_switches++;	/* the caller's, as gov_busy_begin() */
+			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
+			m.s.nr_switches++;
+			assert_int_equal(pol_busy_begin(&m.s, &m.c, m.now), 0);
+			assert_memory_equal(&fast, &m.s, sizeof(fast));
+		} else {
+			assert_memory_equal(&fast, &before, sizeof(fast));
+			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
+			m.s.nr_switches++;
+			pol_busy_begin(&m.s, &m.c, m.now);
+		}
+		short_wakes += (i % 4) != 1 && (i % 11) != 3 && idle < 100 * US;
+	}
+	/* Unstamped short wake-ups, less those that close a segment (one
+	 * in about pol_seg_min_ns / hop). */
+	assert_true(took > short_wakes / 2);
+	assert_true(m.s.nr_gap_holds > 0);
+
+	/* Without a fixed state (a cpuidle driver picks), never. */
+	m.c.idle_state_fixed = 0;
+	pol_busy_end(&m.s, &m.c, m.now);
+	pol_idle_enter(&m.s, &m.c, 1, m.now);
+	fast = m.s;
+	assert_int_equal(pol_wake_fast(&fast, &m.c, m.now + 5 * US), 0);
+	assert_memory_equal(&fast, &m.s, sizeof(fast));
+}
+
 /* The hot path's x / 100 without a division is the division itself,
  * over the whole 32-bit range (edges, every multiple of 100 +-1 near
  * them, and a sweep). */
@@ -2488,13 +2560,6 @@ static void test_floor_fall_band_peak(void **state)
 	assert_int_equal(m.s.floor, 633);
 }
 
-/* Deterministic jitter for the load tests (LCG, Numerical Recipes). */
-static __u64 lcg_below(__u32 *x, __u64 n)
-{
-	*x = *x * 1664525u + 1013904223u;
-	return (__u64)(*x >> 8) % n;
-}
-
 /* A jittered periodic load at 347 Hz: busy and idle each 1.1 ms plus
  * [0, 0.6 ms) (no short gaps: the gap memory stays out). Returns the floor
  * changes over @n periods after 200 ms of settling; checks after every
@@ -3043,6 +3108,7 @@ int main(void)
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
 		cmocka_unit_test(test_idle_history_short_picks_poll_long_picks_halt),
 		cmocka_unit_test(test_idle_fixed_state_never_repicks),
+		cmocka_unit_test(test_wake_fast_is_exit_then_begin),
 		cmocka_unit_test(test_div100_exact),
 		cmocka_unit_test(test_idle_measured_cost_raises_payback),
 		cmocka_unit_test(test_idle_long_poll_veto),
