@@ -146,17 +146,22 @@ static __always_inline void perf_follow(struct bpfgov_cpu_state *s, s32 cpu)
  * sched_ext does not say which idle state the CPU will enter: assume the
  * one we picked, which actuation applies, unless the machine always
  * enters one (no cpuidle driver: it halts). */
-__noinline int bpfgov_scx_run_ends(struct bpfgov_cpu_state *s, __u32 cpu, __u64 now)
+static __always_inline void run_ends(struct bpfgov_cpu_state *s, __u32 cpu, __u64 now)
 {
 	struct bpfgov_config *c = gov_cfg();
 
-	if (!s)
-		return 0;
 	if (s->busy)
 		gov_busy_end(s, c, cpu, now);
 	else
 		s->nr_switches++;
 	gov_idle_enter(s, c, cpu, c->idle_state_fixed ? c->idle_state_fixed - 1 : s->idle_pick, now);
+}
+
+/* The same, out of line, for update_idle (partial mode). */
+__noinline int bpfgov_scx_run_ends(struct bpfgov_cpu_state *s, __u32 cpu, __u64 now)
+{
+	if (s)
+		run_ends(s, cpu, now);
 	return 0;
 }
 
@@ -314,7 +319,7 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 	s = gov_cpu((__u32)cpu);
 	if (!s || !s->busy)
 		return;
-	bpfgov_scx_run_ends(s, (__u32)cpu, bpf_ktime_get_ns());
+	run_ends(s, (__u32)cpu, bpf_ktime_get_ns());
 }
 
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
