@@ -298,6 +298,25 @@ static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpf
 }
 
 /*
+ * A CPU without a cpuidle driver, in short cycles, wakes and a task begins
+ * to run: the idle exit and busy begin in one inline pass where the policy
+ * core can take it that way (pol_wake_fast; nothing to decide there), and
+ * no tap reader asked for the records of those steps. Returns 0 where the
+ * caller must take the two steps (gov_idle_exit, gov_busy_begin).
+ */
+#define GOV_WAKE_FAST_TAPS	((1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_WAKE_LAT) | \
+				 (1u << BPFGOV_EV_IDLE_GAP))
+
+static __always_inline int gov_wake_fast(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
+					 __u64 now)
+{
+	if ((control.tap_kinds & GOV_WAKE_FAST_TAPS) || !pol_wake_fast(s, c, now))
+		return 0;
+	s->nr_switches++;	/* as gov_busy_begin() */
+	return 1;
+}
+
+/*
  * Wake-up stamps are samples (the cost they measure is averaged per idle
  * state, and moves slowly): one wake-up in GOV_WAKE_SAMPLE from each CPU
  * looks at its target, unless a tap reader records every wake-up cost. The

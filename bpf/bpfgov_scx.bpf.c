@@ -200,10 +200,6 @@ __noinline int bpfgov_scx_wake(__u32 cpu)
 	return 0;
 }
 
-/* The tap records that pol_wake_fast() does not write. */
-#define GOV_WAKE_FAST_TAPS	((1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_WAKE_LAT) | \
-				 (1u << BPFGOV_EV_IDLE_GAP))
-
 static __always_inline bool vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
@@ -349,8 +345,7 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	 * without a cpuidle driver, nearly always the short path, inline,
 	 * unless a tap reader wants the records of these steps. */
 	now = bpf_ktime_get_ns();
-	if (!(control.tap_kinds & GOV_WAKE_FAST_TAPS) && pol_wake_fast(s, gov_cfg(), now)) {
-		s->nr_switches++;
+	if (gov_wake_fast(s, gov_cfg(), now)) {
 		perf_follow(s, cpu);
 		return;
 	}

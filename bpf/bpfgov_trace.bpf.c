@@ -52,13 +52,18 @@ int BPF_PROG(bpfgov_cpu_idle, unsigned int state, unsigned int cpu_id)
 	struct bpfgov_cpu_state *s = gov_cpu(cpu_id);
 	struct bpfgov_config *c = gov_cfg();
 	__u64 now = bpf_ktime_get_ns();
+	int begin;
 
 	if (!s || !c)
 		return 0;
 	if (state == PWR_EVENT_EXIT) {
+		/* The idle exit does not change s->busy. */
+		begin = runs_at_exit(h, s->busy, !!(idle->thread_info.flags & IDLE_RESCHED_MASK),
+				     now) == RUNS_BEGIN;
+		if (begin && gov_wake_fast(s, c, now))
+			return 0;
 		gov_idle_exit(s, c, cpu_id, now);
-		if (runs_at_exit(h, s->busy, !!(idle->thread_info.flags & IDLE_RESCHED_MASK),
-				 now) == RUNS_BEGIN)
+		if (begin)
 			gov_busy_begin(s, c, cpu_id, now);
 		return 0;
 	}
