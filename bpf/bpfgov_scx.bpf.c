@@ -134,13 +134,15 @@ static __always_inline void perf_follow(struct bpfgov_cpu_state *s, s32 cpu)
 }
 
 /*
- * The policy core, once per transition, as global (non-inlined) functions:
- * the verifier checks a global function once, independently of its
- * callers' state (inlined into the hook, idle exit + busy begin + perf
- * follow exceed its 1M-instruction budget).  One function per transition,
- * not one per event (busy end and idle entry, idle exit and busy begin,
- * happen together here), so each looks up the CPU's state and the
- * tunables once, as tracepoint mode's cpu_idle does.
+ * The policy core, once per transition: one function per transition, not
+ * one per event (busy end and idle entry, idle exit and busy begin, happen
+ * together here), so each hook looks up the CPU's state once, as
+ * tracepoint mode's cpu_idle does.  Busy end + idle entry is short and
+ * straight: inline in dispatch().  Idle exit + busy begin + perf follow
+ * is a global (non-inlined) function, which the verifier checks once,
+ * independently of its callers' state (inlined into the hook, they exceed
+ * its 1M-instruction budget); running() takes the short path of a CPU in
+ * short cycles without a cpuidle driver inline first (gov_wake_fast).
  */
 /* The CPU runs out of work: its busy run ends, its idle period begins.
  * sched_ext does not say which idle state the CPU will enter: assume the
