@@ -89,6 +89,12 @@ static __always_inline struct bpfgov_config *gov_cfg(void)
  */
 __u64 timer_base[BPFGOV_MAX_CPUS] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
+/* Whether the including object learns timer bases (tracepoint mode does,
+ * from hrtimer_expire_entry; the scheduler defines it 0). */
+#ifndef GOV_LEARNS_TIMER_BASE
+#define GOV_LEARNS_TIMER_BASE	1
+#endif
+
 /* Learn @cpu's hrtimer_cpu_base from an expiring timer's base; called on
  * that CPU. Low-resolution mode does not keep expires_next: skip it. */
 static __always_inline void gov_learn_timer_base(__u32 cpu, struct hrtimer_cpu_base *cb)
@@ -114,7 +120,9 @@ static __always_inline __u64 gov_next_timer(__u32 cpu)
 	struct hrtimer_cpu_base *cb;
 	__s64 t;
 
-	if (!base)
+	/* An object without the program that learns them (the sched_ext
+	 * scheduler) knows no timer base: no load at each idle entry. */
+	if (GOV_LEARNS_TIMER_BASE == 0 || !base)
 		return 0;
 	cb = bpf_core_cast((void *)base, struct hrtimer_cpu_base);
 	t = cb->expires_next;
