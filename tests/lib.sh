@@ -110,11 +110,15 @@ online_cpus() {
 	done
 }
 # pingpong_all SECONDS: token ping-pong with pairs pinned over every online
-# CPU (short idle periods everywhere), in the background.
+# CPU (short idle periods everywhere), in the background. The test's own
+# shell runs on CPU0 alone (above), and --pin pins to the CPUs a process
+# may use: widen that first, or both threads of a pair share CPU0, which
+# then hardly idles.
 pingpong_all() {
 	local n
 	n=$(online_cpus | wc -l)
-	bg "$WORK" pingpong --pairs $(( (n + 1) / 2 )) --pin --work-us 0 --duration "$1" >/dev/null
+	bg taskset -c "$(online_cpus | paste -sd,)" "$WORK" pingpong --pairs $(( (n + 1) / 2 )) \
+		--pin --work-us 0 --duration "$1" >/dev/null
 }
 
 # MSR stand-ins: MSR X at byte offset 8*X, little endian.

@@ -40,7 +40,7 @@ CPUS=$(online_cpus)
 load() {
 	local c
 	for c in $CPUS; do
-		bg "$WORK" spin --cpu "$c" --duration 1 >/dev/null
+		bg taskset -c "$c" "$WORK" spin --cpu "$c" --duration 1 >/dev/null
 	done
 	pingpong_all "$1"
 }
