@@ -373,6 +373,30 @@ static __always_inline int pol_gap_arms(const struct bpfgov_cpu_state *s,
 	       s->pre_gap_busy_ns >= (__u64)c->gap_min_busy_us * POL_NS_PER_US;
 }
 
+/* The idle gap that a busy run beginning at @now ends (0: none known). */
+static __always_inline __u64 pol_gap_at(const struct bpfgov_cpu_state *s, __u64 now)
+{
+	return s->idle_since_ns && now > s->idle_since_ns ? now - s->idle_since_ns : 0;
+}
+
+/* The open segment began less than pol_seg_min_ns() before @now. */
+static __always_inline int pol_seg_young(const struct bpfgov_cpu_state *s,
+					 const struct bpfgov_config *c, __u64 now)
+{
+	return s->seg_start_ns && now >= s->seg_start_ns &&
+	       now - s->seg_start_ns < pol_seg_min_ns(c);
+}
+
+/* A busy run beginning at @now, @gap after the last, in a @young segment
+ * has nothing to evaluate: no gap memory to arm or to end. */
+static __always_inline int pol_begin_quiet(const struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u64 now,
+					   __u64 gap, int young)
+{
+	return young && !pol_gap_arms(s, c, gap) &&
+	       !(gap && s->hold_floor && now >= s->hold_until_ns);
+}
+
 /* pol_busy_begin() past its accounting: the gap memory, then, unless the
  * segment stays open (@young), the segment's close and the floor. */
 POL_ENTRY __u32 pol_busy_eval(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
@@ -417,18 +441,14 @@ static __always_inline __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 
 	if (!s || !c || s->busy)
 		return 0;
-	if (s->idle_since_ns && now > s->idle_since_ns) {
-		gap = now - s->idle_since_ns;
-		s->idle_ns += gap;
-	}
-	young = s->seg_start_ns && now >= s->seg_start_ns &&
-		now - s->seg_start_ns < pol_seg_min_ns(c);
+	gap = pol_gap_at(s, now);
+	s->idle_ns += gap;
+	young = pol_seg_young(s, c, now);
 	s->busy = 1;
 	s->busy_since_ns = now;
 	s->idle_since_ns = 0;
 	s->last_event_ns = now;
-	if (young && !pol_gap_arms(s, c, gap) &&
-	    !(gap && s->hold_floor && now >= s->hold_until_ns))
+	if (pol_begin_quiet(s, c, now, gap, young))
 		return 0;
 	return pol_busy_eval(s, c, now, gap, young);
 }
@@ -1052,20 +1072,17 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
 					 const struct bpfgov_config *c, __u64 now)
 {
-	__u64 enter, res, idle, cost, gap, seg;
+	__u64 enter = s->state_enter_ns, res, idle, cost, gap;
 	__u32 st = s->cur_state;
 
-	enter = s->state_enter_ns;
-	seg = s->seg_start_ns;
 	if (!c->idle_state_fixed || st == BPFGOV_NO_STATE || s->busy || now < enter ||
-	    s->wake_ts_ns || s->timer_fired || s->carry_ns ||
-	    !seg || now < seg || now - seg >= pol_seg_min_ns(c))
+	    s->wake_ts_ns || s->timer_fired || s->carry_ns || !pol_seg_young(s, c, now))
 		return 0;
 	st &= BPFGOV_MAX_STATES - 1;
 	if (c->state_is_poll[st])
 		return 0;
-	gap = s->idle_since_ns && now > s->idle_since_ns ? now - s->idle_since_ns : 0;
-	if (pol_gap_arms(s, c, gap) || (gap && s->hold_floor && now >= s->hold_until_ns))
+	gap = pol_gap_at(s, now);
+	if (!pol_begin_quiet(s, c, now, gap, 1))
 		return 0;
 	/* Idle exit (pol_idle_exit_inline, one fixed halting state). */
 	res = now - enter;
