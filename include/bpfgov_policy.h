@@ -789,6 +789,19 @@ static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
 	s->nr_wake_samples++;
 }
 
+/* What one fixed idle state learns from an idle period worth @idle, in
+ * state @st of wake-up cost @cost: the above count and the expected idle
+ * length (the history that would choose among states has nothing to
+ * choose). */
+static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c, __u32 st,
+					    __u64 cost, __u64 idle)
+{
+	if (!pol_pays_back(c, st, cost, idle))
+		s->nr_too_deep++;
+	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+}
+
 /*
  * What an idle period teaches, once its worth is known: above/below
  * counters, the history bins, the long-idle share; then the pick. @idle is
@@ -1028,9 +1041,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	 * read elsewhere is kept (the above/below count, the expected idle
 	 * length the loader uses). */
 	if (c->idle_state_fixed) {
-		if (!pol_pays_back(c, st, cost, idle))
-			s->nr_too_deep++;
-		s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+		pol_fixed_learn(s, c, st, cost, idle);
 		return 0;
 	}
 	/* Its last residency's next timer came before a halt paid back: the
@@ -1088,9 +1099,7 @@ static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
 	res = now - enter;
 	cost = pol_state_cost_ns(s, c, st);
 	idle = res > cost ? res - cost : 0;
-	if (!pol_pays_back(c, st, cost, idle))
-		s->nr_too_deep++;
-	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+	pol_fixed_learn(s, c, st, cost, idle);
 	s->cur_state = BPFGOV_NO_STATE;
 	s->wake_reason = BPFGOV_WAKE_OTHER;
 	/* Busy begin (pol_busy_begin, a young segment). */
