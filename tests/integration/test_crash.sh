@@ -124,7 +124,9 @@ for i in $(seq 1 100); do
 		# shellcheck disable=SC2086
 		chmod 0444 $ro
 		sleep 0.2
-		f=$(changed_knobs | head -n1)
+		# One of those made read-only: a knob that changed meanwhile
+		# is still writable.
+		f=$(changed_knobs | grep -Fx -f <(printf '%s\n' $ro) | head -n1)
 		[ -n "$f" ] && break
 		# shellcheck disable=SC2086
 		chmod 0644 $ro
