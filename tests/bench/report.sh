@@ -59,12 +59,20 @@ goal_rows() {
 	v=$(j tools.json .hackbench.ratio_median)
 	printf 'tools: hackbench speed ratio loaded/not loaded >= 0.97\t%s (median of %s rounds)\t%s\n' \
 		"$(fmt "$v" 3)" "$(j tools.json .rounds)" "$(verdict "$v" "$(ge "$v" 0.97 && echo 1)")"
+	# Where the idle driver offers more than one state, bpfgov chooses
+	# among them and the goal is a lower latency than the kernel's
+	# governor gives; with one state (or none) it can only add its cost.
 	v=$(j tools.json .cyclictest.delta_median)
-	printf 'tools: cyclictest average latency within +2 us (idle driver %s)\t%s us (median of %s per-round deltas, 95%% CI %s .. %s; medians on %s, off %s)\t%s\n' \
-		"$(j tools.json .idle_driver)" "$(fmt "$v" 1)" "$(j tools.json '.cyclictest.deltas | map(select(. != null)) | length')" \
+	if [ "$(j facts.json '.idle_states | split(";") | map(select(. != "")) | length')" -ge 2 ] 2>/dev/null; then
+		w="lower than with the kernel's governor"; met=$(lt "$v" 0 && echo 1)
+	else
+		w="within +2 us"; met=$(le "$v" 2 && echo 1)
+	fi
+	printf 'tools: cyclictest average latency %s (idle driver %s)\t%s us (median of %s per-round deltas, 95%% CI %s .. %s; medians on %s, off %s)\t%s\n' \
+		"$w" "$(j tools.json .idle_driver)" "$(fmt "$v" 1)" "$(j tools.json '.cyclictest.deltas | map(select(. != null)) | length')" \
 		"$(fmt "$(j tools.json '.cyclictest.delta_ci95[0]')" 1)" "$(fmt "$(j tools.json '.cyclictest.delta_ci95[1]')" 1)" \
 		"$(fmt "$(j tools.json .cyclictest.on_median)" 1)" \
-		"$(fmt "$(j tools.json .cyclictest.off_median)" 1)" "$(verdict "$v" "$(le "$v" 2 && echo 1)")"
+		"$(fmt "$(j tools.json .cyclictest.off_median)" 1)" "$(verdict "$v" "$met")"
 	v=$(j tools.json .cyclictest.decisions_per_s_cpu_median)
 	printf 'tools: <= 50 decisions/s per CPU on a periodic load (cyclictest)\t%s (median of rounds)\t%s\n' \
 		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 50 && echo 1)")"
