@@ -112,14 +112,13 @@ static __always_inline __u32 cpu_slot(s32 cpu)
 /*
  * Feed the perf target to the kernel.  Only ever for @cpu == the CPU whose
  * rq lock the caller holds, and only when the floor decision changed.
- * @s: that CPU's state.
+ * @s: that CPU's state, from gov_cpu(@cpu), which took @cpu as in range.
  */
 static __always_inline void perf_follow(struct bpfgov_cpu_state *s, s32 cpu)
 {
 	__u32 perf, idx;
 
-	if (scx_sched_only || !bpf_ksym_exists(scx_bpf_cpuperf_set) || cpu < 0 ||
-	    cpu >= BPFGOV_MAX_CPUS)
+	if (!bpf_ksym_exists(scx_bpf_cpuperf_set))
 		return;
 	perf = s->floor;
 	if (perf > BPFGOV_SCALE)

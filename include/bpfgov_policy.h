@@ -1078,7 +1078,8 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
  * and writes nothing: the caller takes the two steps. Returns 1 when done
  * (no decision: the floor and the pick stay). The caller checks that no
  * tap reader asked for idle exits or gaps (their records come from the
- * two steps).
+ * two steps), and that the CPU is not busy (both callers know it already:
+ * the hook's own test, or the run tracking's RUNS_BEGIN).
  */
 static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
 					 const struct bpfgov_config *c, __u64 now)
@@ -1086,7 +1087,7 @@ static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
 	__u64 enter = s->state_enter_ns, res, idle, cost, gap;
 	__u32 st = s->cur_state;
 
-	if (!c->idle_state_fixed || st == BPFGOV_NO_STATE || s->busy || now < enter ||
+	if (!c->idle_state_fixed || st == BPFGOV_NO_STATE || now < enter ||
 	    s->wake_ts_ns || s->timer_fired || s->carry_ns || !pol_seg_young(s, c, now))
 		return 0;
 	st &= BPFGOV_MAX_STATES - 1;
