@@ -579,16 +579,28 @@ static __always_inline int pol_pays_back(const struct bpfgov_config *c, __u32 k,
 		(idle + 1) * 100 > cost * c->payback_pct);
 }
 
+/* @x >= pol_payback_ns(s, c, k), without the division. */
+static __always_inline int pol_paid(const struct bpfgov_cpu_state *s,
+				    const struct bpfgov_config *c, __u32 k, __u64 x)
+{
+	return pol_pays_back(c, k, pol_state_cost_ns(s, c, k), x);
+}
+
 static __always_inline __u32 pol_nr_states(const struct bpfgov_config *c)
 {
 	return c->nr_states ? pol_min32(c->nr_states, BPFGOV_MAX_STATES) : 1;
 }
 
+/* PM QoS allows a state of wake-up cost @cost (pol_state_cost_ns). */
+static __always_inline int pol_allowed_cost(const struct bpfgov_cpu_state *s, __u64 cost)
+{
+	return !s->qos_limit_us || cost <= (__u64)s->qos_limit_us * POL_NS_PER_US;
+}
+
 static __always_inline int pol_allowed(const struct bpfgov_cpu_state *s,
 				       const struct bpfgov_config *c, __u32 k)
 {
-	return !s->qos_limit_us ||
-	       pol_state_cost_ns(s, c, k) <= (__u64)s->qos_limit_us * POL_NS_PER_US;
+	return pol_allowed_cost(s, pol_state_cost_ns(s, c, k));
 }
 
 /* Shallowest non-polling state allowed by PM QoS, or NO_STATE. */
@@ -739,7 +751,7 @@ POL_ENTRY __u32 pol_timer_cap(const struct bpfgov_cpu_state *s,
 	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
 		if (k > pick)
 			continue;
-		if (pol_payback_ns(s, c, k) <= timer_ns)
+		if (pol_paid(s, c, k, timer_ns))
 			return k;
 	}
 	return 0;
@@ -859,7 +871,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 {
 	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1);
 	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
-	__u64 pb[BPFGOV_MAX_STATES], pb_st;
+	__u64 cost[BPFGOV_MAX_STATES];
 
 	if (!s || !c)
 		return 0;
@@ -867,28 +879,29 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		return pol_idle_select(s, c, long_poll);
 	n = pol_nr_states(c);
 	/* Above/below accounting, as the kernel's cpuidle does it. Each
-	 * state's payback point is worked out once (a division each). */
+	 * state's wake-up cost is worked out once, and compared with the
+	 * idle period through pol_pays_back(): no division. */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
-		pb[k] = pol_payback_ns(s, c, k);
-		if (pol_allowed(s, c, k) && pb[k] <= idle)
+		cost[k] = pol_state_cost_ns(s, c, k);
+		if (pol_allowed_cost(s, cost[k]) && pol_pays_back(c, k, cost[k], idle))
 			deepest_ok = k;
 	}
-	pb_st = st < n ? pb[st] : pol_payback_ns(s, c, st);
-	if (idle < pb_st)
+	if (!pol_paid(s, c, st, idle))
 		s->nr_too_deep++;
 	else if (deepest_ok > st)
 		s->nr_too_shallow++;
 
-	/* History: decay, then add this idle period to its bin, that of
-	 * the deepest state whose payback point is <= hist. */
+	/* The history's bin for this idle period: that of the deepest state
+	 * whose payback point is <= hist. */
 	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
-		if (pb[k] <= hist)
+		if (pol_pays_back(c, k, cost[k], hist))
 			bin = k;
 	}
+	/* History: decay, then add this idle period to its bin. */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
@@ -1016,7 +1029,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 
 		s->carry_ns += res;
 		long_poll = h == BPFGOV_NO_STATE ||
-			    s->carry_ns >= pol_payback_ns(s, c, h) ||
+			    pol_paid(s, c, h, s->carry_ns) ||
 			    s->resid_share * 2 >= POL_BIN_ONE;
 		s->nr_long_polls += long_poll;
 		return pol_idle_learn(s, c, st | POL_LEARN_SELECT_ONLY |
@@ -1032,7 +1045,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		__u64 first = pol_poll_limit_ns(c);
 
 		s->resid_share -= s->resid_share >> c->bin_decay_shift;
-		if (h != BPFGOV_NO_STATE && hist > first && hist - first >= pol_payback_ns(s, c, h))
+		if (h != BPFGOV_NO_STATE && hist > first && pol_paid(s, c, h, hist - first))
 			s->resid_share += POL_BIN_ONE >> c->bin_decay_shift;
 		s->carry_ns = 0;
 	}
@@ -1050,7 +1063,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	if (timer && c->state_is_poll[0]) {
 		__u32 h = pol_first_halt(s, c);
 
-		if (h != BPFGOV_NO_STATE && timer - s->state_enter_ns < pol_payback_ns(s, c, h))
+		if (h != BPFGOV_NO_STATE && !pol_paid(s, c, h, timer - s->state_enter_ns))
 			near = POL_LEARN_TIMER_NEAR;
 	}
 	return pol_idle_learn(s, c, st | near | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);

@@ -1348,6 +1348,34 @@ static void test_wake_fast_is_exit_then_begin(void **state)
 	assert_memory_equal(&fast, &m.s, sizeof(fast));
 }
 
+/* Comparing with a payback point without working it out (pol_paid, no
+ * division) is the comparison itself: at the point, one below and one
+ * above, and at random, for polling and halting states, measured and
+ * table costs, payback_pct from 0 to 1000. */
+static void test_paid_is_payback_compare(void **state)
+{
+	__u64 pb, x;
+	__u32 k, i, v = 99;
+	struct sim m;
+
+	(void)state;
+	sim_init(&m);
+	for (i = 0; i < 20000; i++) {
+		k = (__u32)lcg_below(&v, m.c.nr_states ? m.c.nr_states : 1);
+		m.c.payback_pct = (__u32)lcg_below(&v, 1001);
+		m.c.state_exit_latency_us[k] = (__u32)lcg_below(&v, 3000);
+		m.c.state_residency_us[k] = (__u32)lcg_below(&v, 5000);
+		m.s.wake_cost_ns[k] = (__u32)(lcg_below(&v, 4) ? lcg_below(&v, 5000000) : 0);
+		pb = pol_payback_ns(&m.s, &m.c, k);
+		assert_int_equal(pol_paid(&m.s, &m.c, k, pb), 1);
+		assert_int_equal(pol_paid(&m.s, &m.c, k, pb + 1), 1);
+		if (pb)
+			assert_int_equal(pol_paid(&m.s, &m.c, k, pb - 1), 0);
+		x = lcg_below(&v, 20000000);
+		assert_int_equal(pol_paid(&m.s, &m.c, k, x), x >= pb);
+	}
+}
+
 /* The hot path's x / 100 without a division is the division itself,
  * over the whole 32-bit range (edges, every multiple of 100 +-1 near
  * them, and a sweep). */
@@ -3110,6 +3138,7 @@ int main(void)
 		cmocka_unit_test(test_idle_fixed_state_never_repicks),
 		cmocka_unit_test(test_wake_fast_is_exit_then_begin),
 		cmocka_unit_test(test_div100_exact),
+		cmocka_unit_test(test_paid_is_payback_compare),
 		cmocka_unit_test(test_idle_measured_cost_raises_payback),
 		cmocka_unit_test(test_idle_long_poll_veto),
 		cmocka_unit_test(test_idle_qos_limit),
