@@ -55,7 +55,7 @@ verdict() { # value op limit
 	awk -v x="$1" -v op="$2" -v l="$3" 'BEGIN { ok = (op == ">=") ? x >= l : x <= l; print ok ? "**met**" : "**not met**" }'
 }
 
-configs="default trace trace-stop trace-nort scx simple"
+configs="default trace trace-stop trace-nort trace-states scx simple"
 workloads="pin unpin threads wake pipe hackbench"
 wl_name() {
 	case $1 in
@@ -103,6 +103,10 @@ out() {
 	echo
 	echo "The loader's share (pinned ping-pong): with the loader SIGSTOPped (BPF still attached) $(val trace-stop pin) loops/s ($(ratio trace-stop pin)× default); with \`--no-rt\` $(val trace-nort pin) ($(ratio trace-nort pin)×)."
 	echo
+	if [ -n "$(val trace-states pin)" ]; then
+		echo "Where a cpuidle driver offers states to choose from (\`trace-states\`: trace mode over a stand-in POLL / halt tree, \`--sysfs-root\`; the guest itself halts, which the program sees as the stand-in's halt), the policy core learns the idle history and picks at every idle period: pinned ping-pong $(val trace-states pin) loops/s ($(ratio trace-states pin)× default)."
+		echo
+	fi
 	echo "The loader while each workload ran (median over rounds): CPU time as % of one CPU, decisions applied per second (and per CPU)."
 	echo
 	echo "| configuration | workload | loader CPU % | decisions/s | per CPU |"
@@ -152,7 +156,7 @@ out() {
 		echo "|---|---|---|---|---|"
 		local_sum=$sum
 		bsum=$(summary "$before")
-		for spec in "default pin" "trace pin" "trace-stop pin" "trace-nort pin" "scx pin" "scx unpin" "simple pin" "simple unpin" "scx threads" "simple threads"; do
+		for spec in "default pin" "trace pin" "trace-stop pin" "trace-nort pin" "trace-states pin" "scx pin" "scx unpin" "simple pin" "simple unpin" "scx threads" "simple threads"; do
 			set -- $spec
 			bv=$(awk -v c=$1 -v w=$2 '$1 == c && $2 == w { print $3 }' <<<"$bsum")
 			bd=$(awk -v w=$2 '$1 == "default" && $2 == w { print $3 }' <<<"$bsum")

@@ -7,6 +7,11 @@
 #   trace       govloader --mode trace --no-floor --no-idle
 #   trace-stop  the same with the loader SIGSTOPped (BPF still attached)
 #   trace-nort  the same with --no-rt
+#   trace-states  trace mode over a stand-in cpuidle tree of two states
+#               (POLL, halt: a haltpoll guest's), --sysfs-root: the policy
+#               core's path for a machine with a cpuidle driver, which this
+#               guest has not (its idle loop halts, which the cpu_idle
+#               program sees as state 1, the stand-in's halt)
 #   scx         govloader --mode scx, actuating stand-in MSRs (/tmp/msr)
 #   sched-only  bpfgov's scheduler with the governor hooks off (scx-smoke
 #               --sched-only): what the scheduling policy alone costs
@@ -18,7 +23,7 @@
 #   wake        schbench-style timed wake-up (p50/p99 us)
 #   pipe        perf bench sched pipe (ops/s), when perf is in the image
 #   hackbench   hackbench -g 2 -l 200 (seconds), when present
-# trace-stop and trace-nort only run `pin` (the loader's share),
+# trace-stop, trace-nort and trace-states only run `pin`,
 # sched-only runs pin, unpin, threads and wake.
 #
 # Lines for the host report (tests/vm/bench-report.sh):
@@ -95,6 +100,29 @@ start_trace() { # ARGS...
 	grep -q attached $LOG && alive $gpid
 }
 
+# The stand-in of trace-states: PM QoS at 0, POLL (0 us) and halt (1 us),
+# no state disabled.
+IDLESYS=/tmp/idlesys
+make_idle_standin() {
+	rm -rf $IDLESYS
+	mkdir -p $IDLESYS/devices/system/cpu/cpuidle
+	echo haltpoll > $IDLESYS/devices/system/cpu/cpuidle/current_governor
+	echo haltpoll > $IDLESYS/devices/system/cpu/cpuidle/current_driver
+	for c in $(seq 0 $(($(nproc) - 1))); do
+		d=$IDLESYS/devices/system/cpu/cpu$c
+		mkdir -p $d/power $d/cpuidle/state0 $d/cpuidle/state1
+		echo 0 > $d/power/pm_qos_resume_latency_us
+		echo POLL > $d/cpuidle/state0/name
+		echo 0 > $d/cpuidle/state0/latency
+		echo 0 > $d/cpuidle/state0/residency
+		echo halt > $d/cpuidle/state1/name
+		echo 1 > $d/cpuidle/state1/latency
+		echo 1 > $d/cpuidle/state1/residency
+		echo 0 > $d/cpuidle/state0/disable
+		echo 0 > $d/cpuidle/state1/disable
+	done
+}
+
 start_simple() {
 	/bin/scx_simple > /tmp/simple.log 2>&1 &
 	spid=$!
@@ -116,6 +144,10 @@ bench_config() { # CONFIG ROUND
 		else nok "bench: trace attach"; fi ;;
 	trace-nort)
 		if start_trace --no-rt; then measure trace-nort $2 pin; stop_gov; else nok "bench: trace attach"; fi ;;
+	trace-states)
+		make_idle_standin
+		if start_trace --sysfs-root $IDLESYS; then measure trace-states $2 pin; stop_gov
+		else nok "bench: trace attach (stand-in idle states)"; dump_log; fi ;;
 	scx)
 		make_msr
 		if start_gov $BENCH_GOVOPT; then
@@ -151,7 +183,7 @@ bpf_cost() { # CONFIG WORKLOAD
 			printf "BS %s %s:%s %.0f %d\n", cfg, $1, w, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' /tmp/bs0 /tmp/bs1
 }
 
-CONFIGS=${BENCH_CONFIGS:-default trace trace-stop trace-nort scx sched-only simple}
+CONFIGS=${BENCH_CONFIGS:-default trace trace-stop trace-nort trace-states scx sched-only simple}
 echo "# bench: $BENCH_ROUNDS rounds x $S s, workloads: $WL, configurations: $CONFIGS"
 # The clock source prices every clock read, the kernel's and the programs'
 # (bpf_ktime_get_ns): an emulated device's is an exit to the emulator.
@@ -174,6 +206,9 @@ done
 # Per-program cost of the configurations measured, then done.
 in_configs() { case " $CONFIGS " in *" $1 "*) return 0 ;; esac; return 1; }
 if in_configs trace && start_trace; then bpf_cost trace pin; bpf_cost trace threads; stop_gov; fi
+if in_configs trace-states && make_idle_standin && start_trace --sysfs-root $IDLESYS; then
+	bpf_cost trace-states pin; stop_gov
+fi
 make_msr
 if in_configs scx && start_gov $BENCH_GOVOPT; then
 	bpf_cost scx pin; bpf_cost scx threads; stop_gov; wait_for 5 is_state disabled
