@@ -801,6 +801,13 @@ static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
 	s->nr_wake_samples++;
 }
 
+/* The expected idle length (the loader's figure): an EWMA of idle worth,
+ * 1/8 per idle period. */
+static __always_inline void pol_expect_idle(struct bpfgov_cpu_state *s, __u64 idle)
+{
+	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+}
+
 /* What one fixed idle state learns from an idle period worth @idle, in
  * state @st of wake-up cost @cost: the above count and the expected idle
  * length (the history that would choose among states has nothing to
@@ -811,7 +818,7 @@ static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s,
 {
 	if (!pol_pays_back(c, st, cost, idle))
 		s->nr_too_deep++;
-	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+	pol_expect_idle(s, idle);
 }
 
 /*
@@ -908,7 +915,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		s->bins[k] -= s->bins[k] >> c->bin_decay_shift;
 	}
 	s->bins[bin & (BPFGOV_MAX_STATES - 1)] += POL_BIN_ONE;
-	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
+	pol_expect_idle(s, idle);
 	s->long_share -= s->long_share >> c->bin_decay_shift;
 	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
 		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;

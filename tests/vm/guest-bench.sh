@@ -123,6 +123,11 @@ make_idle_standin() {
 	done
 }
 
+start_trace_states() {
+	make_idle_standin
+	start_trace --sysfs-root $IDLESYS
+}
+
 start_simple() {
 	/bin/scx_simple > /tmp/simple.log 2>&1 &
 	spid=$!
@@ -145,8 +150,7 @@ bench_config() { # CONFIG ROUND
 	trace-nort)
 		if start_trace --no-rt; then measure trace-nort $2 pin; stop_gov; else nok "bench: trace attach"; fi ;;
 	trace-states)
-		make_idle_standin
-		if start_trace --sysfs-root $IDLESYS; then measure trace-states $2 pin; stop_gov
+		if start_trace_states; then measure trace-states $2 pin; stop_gov
 		else nok "bench: trace attach (stand-in idle states)"; dump_log; fi ;;
 	scx)
 		make_msr
@@ -206,7 +210,7 @@ done
 # Per-program cost of the configurations measured, then done.
 in_configs() { case " $CONFIGS " in *" $1 "*) return 0 ;; esac; return 1; }
 if in_configs trace && start_trace; then bpf_cost trace pin; bpf_cost trace threads; stop_gov; fi
-if in_configs trace-states && make_idle_standin && start_trace --sysfs-root $IDLESYS; then
+if in_configs trace-states && start_trace_states; then
 	bpf_cost trace-states pin; stop_gov
 fi
 make_msr
