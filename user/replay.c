@@ -41,6 +41,7 @@ static const char *const policy_names[RP__MAX] = {
 	[RP_HWP_78] = "hwp-7/8",
 	[RP_HWP_1] = "hwp-1",
 	[RP_HWP_PASSIVE] = "hwp-passive",
+	[RP_HWP_AUTO] = "hwp-auto",
 };
 
 const char *replay_policy_name(int p)
@@ -85,6 +86,9 @@ void replay_opts_default(struct replay_opts *o)
 	o->tie_latency_us = JUDGE_TIE_LATENCY_US;
 	o->short_gap_ns = 1000000;
 	o->after_gap_ns = 30000000;
+	fm_params_default(&o->fm);
+	o->fl_tie_energy_pct = FM_TIE_ENERGY_PCT;
+	o->fl_tie_delay_us = FM_TIE_DELAY_US;
 }
 
 /* ------------------------------------------------------------ timeline */
@@ -152,6 +156,8 @@ struct cpu_tl {
 	size_t nr_idle, cap_idle;
 	__u64 *gap_end;			/* ends of short gaps */
 	size_t nr_gaps, cap_gaps;
+	struct fm_seg *seg;		/* busy segments, for the floor judge */
+	size_t nr_seg, cap_seg;
 	int has_records;
 };
 
@@ -220,6 +226,7 @@ static void tl_free(struct timeline *tl)
 		for (__u32 c = 0; c < tl->nr_cpus; c++) {
 			free(tl->cpu[c].idle);
 			free(tl->cpu[c].gap_end);
+			free(tl->cpu[c].seg);
 		}
 	}
 	free(tl->cpu);
@@ -296,6 +303,11 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 			tl->t1 = rec->ts_ns;
 		switch (rec->kind) {
 		case BPFGOV_EV_BUSY:
+			if (grow((void **)&c->seg, &c->cap_seg, c->nr_seg + 1, sizeof(*c->seg)))
+				goto out;
+			memset(&c->seg[c->nr_seg], 0, sizeof(*c->seg));
+			c->seg[c->nr_seg].start_ns = start;
+			c->seg[c->nr_seg++].dur_ns = rec->dur_ns;
 			if (tl_push(tl, start, rec->cpu, EV_BUSY_BEGIN, 0) ||
 			    tl_push(tl, rec->ts_ns, rec->cpu, EV_BUSY_END, 0))
 				goto out;
@@ -374,9 +386,18 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 	/* qsort's base must not be NULL, even for no elements (UBSan). */
 	if (tl->nr_ev)
 		qsort(tl->ev, tl->nr_ev, sizeof(*tl->ev), ev_cmp);
-	for (__u32 c = 0; c < tl->nr_cpus; c++)
-		if (tl->cpu[c].nr_gaps)
-			qsort(tl->cpu[c].gap_end, tl->cpu[c].nr_gaps, sizeof(__u64), u64_cmp);
+	for (__u32 c = 0; c < tl->nr_cpus; c++) {
+		struct cpu_tl *ct = &tl->cpu[c];
+
+		if (ct->nr_gaps)
+			qsort(ct->gap_end, ct->nr_gaps, sizeof(__u64), u64_cmp);
+		/* start_ns is the first member: sorts by start */
+		if (ct->nr_seg)
+			qsort(ct->seg, ct->nr_seg, sizeof(*ct->seg), u64_cmp);
+		for (size_t i = 0; i + 1 < ct->nr_seg; i++)
+			ct->seg[i].window_ns = ct->seg[i + 1].start_ns - ct->seg[i].start_ns;
+		fm_mark_locks(&o->fm, ct->seg, ct->nr_seg, c);
+	}
 	ret = 0;
 out:
 	free(pend_wake_ts);
@@ -696,6 +717,34 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 	 * minus the closed-loop shift of later work. */
 }
 
+/*
+ * The floor judge over one CPU: how each policy's floor becomes a
+ * frequency (floor_model.h). bpfgov writes HWP_REQUEST (or CPPC, or
+ * scaling_min_freq) from the loader, on whichever CPU it runs: counted as
+ * remote (an IPI) every time. The kernel's paths write from the CPU's own
+ * scheduler hook. schedutil alone is the non-HWP driver: its target is the
+ * frequency.
+ */
+static void floor_judge_cpu(int p, const struct cpu_run *c, const struct cpu_tl *ct,
+			    const struct replay_opts *o, struct replay_stats *s)
+{
+	struct fm_policy pol = {
+		.mode = FM_HWP,
+		.scale = p == RP_BPFGOV ? FM_RANGE : FM_OF_MAX,
+		.remote_writes = p == RP_BPFGOV,
+		.floor = { c->ft[p].pt_t, c->ft[p].pt_v, c->ft[p].nr },
+	};
+
+	if (p == RP_SCHEDUTIL)
+		pol.mode = FM_DIRECT;
+	if (p == RP_HWP_PASSIVE) {
+		pol.mode = FM_HWP_DESIRED;
+		pol.desired = (struct fm_steps){ c->desired.pt_t, c->desired.pt_v, c->desired.nr };
+	}
+	s->fl = 1;
+	fm_run(&o->fm, ct->seg, ct->nr_seg, &pol, &s->fa);
+}
+
 static int run_timeline(const struct timeline *tl,
 			const struct replay_opts *o, const struct bpfgov_config *cfg,
 			const struct judge *j, struct replay_result *r)
@@ -757,7 +806,7 @@ static int run_timeline(const struct timeline *tl,
 			struct ref_freq *f = &c->rf[p];
 			int ch = 0;
 
-			if (!(o->policies & (1u << p)))
+			if (!(o->policies & (1u << p)) || p == RP_HWP_AUTO)
 				continue;
 			if (e->type == EV_BUSY_BEGIN)
 				ch = ref_freq_busy_begin(f, e->t);
@@ -830,6 +879,7 @@ static int run_timeline(const struct timeline *tl,
 		for (int p = 0; p < RP__MAX; p++) {
 			if (!(o->policies & (1u << p)) || !policy_is_freq(p))
 				continue;
+			floor_judge_cpu(p, &cr[ci], &tl->cpu[ci], o, &r->p[p]);
 			ft_account(&cr[ci].ft[p], &tl->cpu[ci], tl, o, &r->p[p], &nr_counted[p]);
 		}
 		if (o->policies & (1u << RP_HWP_PASSIVE)) {
@@ -868,6 +918,12 @@ int replay_policy_is_kernel_ref(int p)
 	return p == RP_MENU || p == RP_TEO || p == RP_LADDER || p == RP_HALTPOLL;
 }
 
+int replay_policy_is_floor_ref(int p)
+{
+	return p == RP_HWP_AUTO || p == RP_SCHEDUTIL || p == RP_HWP_PASSIVE || p == RP_HWP_34 ||
+	       p == RP_HWP_78;
+}
+
 /* The two axes of every idle policy, and each one's verdict against every
  * kernel reference model. */
 static void judge_finish(const struct replay_opts *o, struct replay_result *r)
@@ -884,6 +940,24 @@ static void judge_finish(const struct replay_opts *o, struct replay_result *r)
 		s->latency_dist_us = judge_latency_dist_us(&s->j);
 		r->oracle_energy_pct = judge_oracle_energy_pct(&s->j, r->span_ns);
 		r->oracle_latency_us = s->j.periods ? s->j.oracle_lat_ns / 1e3 / s->j.periods : 0;
+	}
+	r->fl_f_eff_mhz = fm_f_eff(&o->fm);
+	for (int p = 0; p < RP__MAX; p++) {
+		struct replay_stats *s = &r->p[p];
+
+		s->fl_energy_pct = fm_energy_dist_pct(&s->fa);
+		s->fl_delay_us = fm_delay_us(&s->fa);
+		s->fl_slow_pct = fm_slow_pct(&s->fa);
+	}
+	for (int p = 0; p < RP__MAX; p++) {
+		for (int q = 0; q < RP__MAX; q++) {
+			r->p[p].fl_verdict[q] = -1;
+			if (!r->p[p].fl || !r->p[q].fl || p == q || !replay_policy_is_floor_ref(q))
+				continue;
+			r->p[p].fl_verdict[q] = judge_verdict(r->p[p].fl_energy_pct, r->p[p].fl_delay_us,
+							      r->p[q].fl_energy_pct, r->p[q].fl_delay_us,
+							      o->fl_tie_energy_pct, o->fl_tie_delay_us);
+		}
 	}
 	for (int p = 0; p < RP__MAX; p++) {
 		for (int q = 0; q < RP__MAX; q++) {
@@ -974,7 +1048,8 @@ static void replay_usage(FILE *out)
 		"                      bpfgov@teo, bpfgov@ladder, bpfgov@haltpoll (bpfgov as\n"
 		"                      actuated under that governor), schedutil, hwp-3/4, hwp-7/8,\n"
 		"                      hwp-1 (seed-thread proposals), hwp-passive (the kernel's HWP\n"
-		"                      passive path); 'idle' and 'freq' select groups\n"
+		"                      passive path), hwp-auto (the hardware alone, no floor);\n"
+		"                      'idle' and 'freq' select groups\n"
 		"  --profile NAME      bpfgov's tunables from a profile first (powersave, balanced,\n"
 		"                      performance); --set goes over it\n"
 		"  -s, --set KNOB=VALUE  bpfgov tunable (see 'govloader status'), repeatable\n"
@@ -992,6 +1067,17 @@ static void replay_usage(FILE *out)
 		"                      (100)\n"
 		"  --tie-energy-pct X  verdicts: energy distances within X %% of a CPU tie (0.1)\n"
 		"  --tie-latency-us X  verdicts: latency distances within X us/idle tie (0.5)\n"
+		"  --platform S        the floor judge's platform and power model, KEY=VALUE[,...]:\n"
+		"                      f_lo_mhz, f_max_mhz, v_min, v_max (V at f_lo and f_max),\n"
+		"                      static (static power, part of the dynamic power at f_max),\n"
+		"                      hw_tau_us, hw_target (the hardware's own level: activity\n"
+		"                      window, activity at which it runs at max), lock_gap_lo_us,\n"
+		"                      lock_gap_hi_us, lock_busy_us, lock_ms, lock_pct, seed (the\n"
+		"                      lock to the lowest level after a short gap), write_local_us,\n"
+		"                      write_remote_us (cost of a floor write), step_us; defaults\n"
+		"                      in docs/DESIGN.md, \"The floor judge\"\n"
+		"  --floor-tie-energy-pct X  floor verdicts: energy within X %% of the oracle's ties (0.5)\n"
+		"  --floor-tie-delay-us X    floor verdicts: delay within X us/busy segment ties (1)\n"
 		"  --no-tick           do not feed bpfgov's tick hook\n"
 		"  -h, --help          this text\n");
 }
@@ -1021,7 +1107,7 @@ static int add_policies(__u32 *mask, char *arg)
 		}
 		id = replay_policy_parse(p);
 		if (id < 0) {
-			pr_warn("replay: unknown policy '%s' (bpfgov, menu, teo, ladder, ladder-balanced, haltpoll, bpfgov@menu, bpfgov@teo, bpfgov@ladder, bpfgov@haltpoll, schedutil, hwp-3/4, hwp-7/8, hwp-1, hwp-passive)\n",
+			pr_warn("replay: unknown policy '%s' (bpfgov, menu, teo, ladder, ladder-balanced, haltpoll, bpfgov@menu, bpfgov@teo, bpfgov@ladder, bpfgov@haltpoll, schedutil, hwp-3/4, hwp-7/8, hwp-1, hwp-passive, hwp-auto)\n",
 				p);
 			return -EINVAL;
 		}
@@ -1033,7 +1119,7 @@ static int add_policies(__u32 *mask, char *arg)
 int do_replay(int argc, char **argv)
 {
 	enum { O_TICK = 256, O_TIMER, O_RL, O_HWPRL, O_HP, O_JUDGE, O_NOTICK, O_POWER, O_TIE_E,
-	       O_TIE_L, O_PROFILE };
+	       O_TIE_L, O_PROFILE, O_PLATFORM, O_FL_TIE_E, O_FL_TIE_L };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "set", required_argument, NULL, 's' },
@@ -1049,6 +1135,9 @@ int do_replay(int argc, char **argv)
 		{ "tie-energy-pct", required_argument, NULL, O_TIE_E },
 		{ "tie-latency-us", required_argument, NULL, O_TIE_L },
 		{ "profile", required_argument, NULL, O_PROFILE },
+		{ "platform", required_argument, NULL, O_PLATFORM },
+		{ "floor-tie-energy-pct", required_argument, NULL, O_FL_TIE_E },
+		{ "floor-tie-delay-us", required_argument, NULL, O_FL_TIE_L },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1132,21 +1221,32 @@ int do_replay(int argc, char **argv)
 			}
 			o.power_model = optarg;
 			break;
+		case O_PLATFORM:
+			if (fm_params_parse(&o.fm, optarg, msg, sizeof(msg))) {
+				pr_warn("replay: %s\n", msg);
+				ret = 2;
+				goto out;
+			}
+			break;
 		case O_TIE_E:
-		case O_TIE_L: {
+		case O_TIE_L:
+		case O_FL_TIE_E:
+		case O_FL_TIE_L: {
+			static const char *const names[] = { "tie-energy-pct", "tie-latency-us",
+							     "floor-tie-energy-pct",
+							     "floor-tie-delay-us" };
+			int which = c == O_TIE_E ? 0 : c == O_TIE_L ? 1 : c == O_FL_TIE_E ? 2 : 3;
+			double *dst[] = { &o.tie_energy_pct, &o.tie_latency_us, &o.fl_tie_energy_pct,
+					  &o.fl_tie_delay_us };
 			char *end;
 			double d = strtod(optarg, &end);
 
 			if (end == optarg || *end || !(d >= 0 && d <= 1e6)) {
-				pr_warn("replay: bad value '%s' for --%s\n", optarg,
-					c == O_TIE_E ? "tie-energy-pct" : "tie-latency-us");
+				pr_warn("replay: bad value '%s' for --%s\n", optarg, names[which]);
 				ret = 2;
 				goto out;
 			}
-			if (c == O_TIE_E)
-				o.tie_energy_pct = d;
-			else
-				o.tie_latency_us = d;
+			*dst[which] = d;
 			break;
 		}
 		default:

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <stddef.h>
 #include "bpfgov.h"
+#include "floor_model.h"
 #include "refmodels.h"
 #include "replay_judge.h"
 #include "trace.h"
@@ -39,6 +40,7 @@ enum replay_policy {
 	RP_HWP_78,		/* seed-thread proposal: 7/8 */
 	RP_HWP_1,		/* floor = schedutil's whole target */
 	RP_HWP_PASSIVE,		/* the kernel: intel_cpufreq_adjust_perf() */
+	RP_HWP_AUTO,		/* the hardware alone: HWP active, no floor */
 	RP__MAX,
 };
 
@@ -59,6 +61,9 @@ struct replay_opts {
 	double tie_latency_us;
 	__u64 short_gap_ns;		/* a gap shorter than this ... */
 	__u64 after_gap_ns;		/* ... is watched this long for floor == 0 */
+	struct fm_params fm;		/* the floor judge's platform and power models */
+	double fl_tie_energy_pct;	/* floor verdicts: ties within this % of the oracle */
+	double fl_tie_delay_us;		/* ... and this many us per busy segment */
 	/* Optional (govloader plot): after each event bpfgov's core handled,
 	 * the CPU's state at trace time @t_ns. */
 	void (*observe)(void *ctx, __u32 cpu, __u64 t_ns, const struct bpfgov_cpu_state *s);
@@ -88,6 +93,13 @@ struct replay_stats {
 	__u64 short_gaps, short_gaps_hit;
 	__u64 floor_changes;
 	double changes_per_s;
+	/* the floor judge (floor_model.h) */
+	int fl;				/* judged by the floor judge */
+	struct fm_acc fa;
+	double fl_energy_pct;		/* energy above the oracle, % of its energy */
+	double fl_delay_us;		/* completion after the oracle's, us per busy segment */
+	double fl_slow_pct;		/* busy segments finished later than the oracle's, % */
+	int fl_verdict[RP__MAX];	/* enum judge_verdict vs the floor models, else -1 */
 };
 
 struct replay_result {
@@ -100,11 +112,14 @@ struct replay_result {
 	struct power_model pm;			/* the judge's power model */
 	double oracle_energy_pct;		/* the oracle's idle energy, % of one CPU */
 	double oracle_latency_us;		/* its mean wake-up cost per idle period */
+	double fl_f_eff_mhz;			/* the floor oracle's least energy per cycle */
 	struct replay_stats p[RP__MAX];
 };
 
 /* menu, teo, ladder, haltpoll: the kernel's governors, verdicts' references. */
 int replay_policy_is_kernel_ref(int p);
+/* hwp-auto, schedutil, hwp-passive, hwp-3/4, hwp-7/8: the floor's references. */
+int replay_policy_is_floor_ref(int p);
 
 const char *replay_policy_name(int p);
 int replay_policy_parse(const char *s);	/* -1 when unknown */

@@ -31,7 +31,8 @@ enum row_id {
 	ROW_EDIST, ROW_LDIST, ROW_V_MENU, ROW_V_TEO, ROW_V_LADDER, ROW_V_HALTPOLL, ROW_ENERGY,
 	ROW_DECISIONS, ROW_PERIODS, ROW_DEEP, ROW_SHALLOW, ROW_MISS, ROW_WAKE_MS, ROW_WAKE_US,
 	ROW_POLL_MS, ROW_POLL_PCT, ROW_FLOOR, ROW_LOW_MS, ROW_LOW_GAPS, ROW_CHANGES, ROW_DESIRED,
-	ROW_WRITES, ROW__MAX,
+	ROW_WRITES, ROW_FL_E, ROW_FL_D, ROW_FL_SLOW, ROW_FL_LOCKS, ROW_FL_V_AUTO, ROW_FL_V_SU,
+	ROW_FL_V_PASSIVE, ROW_FL_V_34, ROW_FL_V_78, ROW__MAX,
 };
 
 static const char *const row_names[ROW__MAX] = {
@@ -41,7 +42,17 @@ static const char *const row_names[ROW__MAX] = {
 	"wake latency paid ms", "mean wake latency us", "poll time ms", "poll % of idle",
 	"mean floor /1024", "floor=0 <=30ms after gap<1ms, ms", "short gaps -> floor 0",
 	"floor changes /s", "mean HWP desired /1024", "HWP request writes /s",
+	"floor: energy above oracle, %", "floor: delay above oracle, us/busy",
+	"floor: busy slower than oracle, %", "floor: locks at lowest / trials",
+	"floor verdict vs hwp-auto", "floor verdict vs schedutil", "floor verdict vs hwp-passive",
+	"floor verdict vs hwp-3/4", "floor verdict vs hwp-7/8",
 };
+
+static void cell_fl_verdict(char *b, size_t n, const struct replay_stats *s, int ref)
+{
+	snprintf(b, n, "%s", s->fl && s->fl_verdict[ref] >= 0 ?
+		 judge_verdict_name(s->fl_verdict[ref]) : "-");
+}
 
 static void cell_verdict(char *b, size_t n, const struct replay_stats *s, int ref)
 {
@@ -86,6 +97,21 @@ static void row_cell(char *b, size_t n, int row, const struct replay_stats *s)
 	case ROW_CHANGES: cell_f(b, n, s->freq, s->changes_per_s, 1); break;
 	case ROW_DESIRED: cell_f(b, n, s->freq && s->passive, s->mean_desired, 0); break;
 	case ROW_WRITES: cell_f(b, n, s->freq && s->passive, s->request_writes_per_s, 1); break;
+	case ROW_FL_E: cell_f(b, n, s->fl, s->fl_energy_pct, 2); break;
+	case ROW_FL_D: cell_f(b, n, s->fl, s->fl_delay_us, 1); break;
+	case ROW_FL_SLOW: cell_f(b, n, s->fl, s->fl_slow_pct, 1); break;
+	case ROW_FL_LOCKS:
+		if (s->fl)
+			snprintf(b, n, "%llu/%llu", (unsigned long long)s->fa.locks_low,
+				 (unsigned long long)s->fa.locks);
+		else
+			snprintf(b, n, "-");
+		break;
+	case ROW_FL_V_AUTO: cell_fl_verdict(b, n, s, RP_HWP_AUTO); break;
+	case ROW_FL_V_SU: cell_fl_verdict(b, n, s, RP_SCHEDUTIL); break;
+	case ROW_FL_V_PASSIVE: cell_fl_verdict(b, n, s, RP_HWP_PASSIVE); break;
+	case ROW_FL_V_34: cell_fl_verdict(b, n, s, RP_HWP_34); break;
+	case ROW_FL_V_78: cell_fl_verdict(b, n, s, RP_HWP_78); break;
 	}
 }
 
@@ -101,7 +127,7 @@ static int col_width(int p)
 void replay_print_table(FILE *out, const char *file, const struct trace *t,
 			const struct replay_opts *o, const struct replay_result *r)
 {
-	char cell[64];
+	char cell[64], plat[512];
 
 	fprintf(out, "trace    %s (%s)\n", file, t->source[0] ? t->source : "no source");
 	fprintf(out, "span     %.3f s, %u CPUs, %zu records (%zu busy, %zu idle, %zu wake)\n",
@@ -126,7 +152,12 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 	fprintf(out, "columns  bpfgov@GOV: bpfgov's pick as actuated under that kernel governor (PM QoS cap);\n"
 		"         hwp-3/4, hwp-7/8: seed-thread proposals (HWP min = part of schedutil's target),\n"
 		"         hwp-1: min = the whole target, not kernel paths; hwp-passive: the kernel's\n"
-		"         intel_cpufreq_adjust_perf (min = bw_min, desired = target)\n\n");
+		"         intel_cpufreq_adjust_perf (min = bw_min, desired = target); hwp-auto: the\n"
+		"         hardware alone (no floor); schedutil: a non-HWP driver (target = frequency)\n");
+	fm_params_format(&o->fm, plat, sizeof(plat));
+	fprintf(out, "floor    platform and power model: %s\n", plat);
+	fprintf(out, "         oracle: each busy segment at max(%.0f MHz (least energy per cycle), work / time to the next segment); ties within %.2f %% of its energy and %.2f us/busy\n\n",
+		r->fl_f_eff_mhz, o->fl_tie_energy_pct, o->fl_tie_delay_us);
 	fprintf(out, "%-33s", "");
 	for (int p = 0; p < RP__MAX; p++)
 		if (o->policies & (1u << p))
@@ -194,6 +225,24 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 			jsonw_string(w, replay_policy_name(p));
 	jsonw_end_array(w);
 	jsonw_end_object(w);
+	jsonw_name(w, "floor_judge");
+	jsonw_start_object(w);
+	{
+		char plat[512];
+
+		fm_params_format(&o->fm, plat, sizeof(plat));
+		jsonw_string_field(w, "platform", plat);
+	}
+	jsonw_float_field_fmt(w, "oracle_f_eff_mhz", "%.1f", r->fl_f_eff_mhz);
+	jsonw_float_field_fmt(w, "tie_energy_pct", "%.4f", o->fl_tie_energy_pct);
+	jsonw_float_field_fmt(w, "tie_delay_us", "%.4f", o->fl_tie_delay_us);
+	jsonw_name(w, "references");
+	jsonw_start_array(w);
+	for (int p = 0; p < RP__MAX; p++)
+		if (replay_policy_is_floor_ref(p) && (o->policies & (1u << p)))
+			jsonw_string(w, replay_policy_name(p));
+	jsonw_end_array(w);
+	jsonw_end_object(w);
 	jsonw_name(w, "models");
 	jsonw_start_object(w);
 	jsonw_uint_field(w, "tick_us", o->tick_ns / 1000);
@@ -251,6 +300,20 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 			jsonw_uint_field(w, "short_gaps_to_lowest", s->short_gaps_hit);
 			jsonw_uint_field(w, "floor_changes", s->floor_changes);
 			jsonw_float_field_fmt(w, "floor_changes_per_s", "%.3f", s->changes_per_s);
+			jsonw_uint_field(w, "busy_segments", s->fa.segments);
+			jsonw_float_field_fmt(w, "energy_above_oracle_pct", "%.4f", s->fl_energy_pct);
+			jsonw_float_field_fmt(w, "delay_above_oracle_us", "%.3f", s->fl_delay_us);
+			jsonw_float_field_fmt(w, "slowdown_pct", "%.3f", s->fl_slow_pct);
+			jsonw_uint_field(w, "floor_writes", s->fa.writes);
+			jsonw_uint_field(w, "locks", s->fa.locks);
+			jsonw_uint_field(w, "locks_at_lowest", s->fa.locks_low);
+			jsonw_name(w, "floor_verdicts");
+			jsonw_start_object(w);
+			for (int q = 0; q < RP__MAX; q++)
+				if (s->fl_verdict[q] >= 0)
+					jsonw_string_field(w, replay_policy_name(q),
+							   judge_verdict_name(s->fl_verdict[q]));
+			jsonw_end_object(w);
 			if (s->passive) {
 				jsonw_float_field_fmt(w, "mean_desired", "%.2f", s->mean_desired);
 				jsonw_uint_field(w, "request_writes", s->request_writes);
