@@ -315,6 +315,19 @@ static void test_bpfgov_impulse_floor(void **state)
 	assert_true(r->p[RP_HWP_78].mean_floor < r->p[RP_HWP_1].mean_floor);
 	assert_true(r->p[RP_HWP_34].mean_floor > 0.74 * r->p[RP_HWP_1].mean_floor);
 	assert_true(r->p[RP_HWP_34].mean_floor < 0.76 * r->p[RP_HWP_1].mean_floor);
+	/* the floor judge: the same lock trials for every HWP policy; the
+	 * hardware alone falls to the lowest level in each, bpfgov's floor
+	 * holds it; the non-HWP driver never locks */
+	assert_true(r->p[RP_HWP_AUTO].fa.locks > 0);
+	assert_int_equal(r->p[RP_HWP_AUTO].fa.locks_low, r->p[RP_HWP_AUTO].fa.locks);
+	assert_int_equal(r->p[RP_BPFGOV].fa.locks, r->p[RP_HWP_AUTO].fa.locks);
+	assert_int_equal(r->p[RP_BPFGOV].fa.locks_low, 0);
+	assert_int_equal(r->p[RP_SCHEDUTIL].fa.locks, 0);
+	assert_true(r->p[RP_HWP_AUTO].fl_delay_us > r->p[RP_BPFGOV].fl_delay_us + 1000);
+	assert_int_equal(r->p[RP_BPFGOV].fa.segments, r->nr_busy);
+	assert_int_not_equal(r->p[RP_BPFGOV].fl_verdict[RP_HWP_AUTO], -1);
+	assert_int_equal(r->p[RP_BPFGOV].fl_verdict[RP_HWP_1], -1);	/* not a reference */
+	assert_int_equal(r->p[RP_HWP_AUTO].fl_verdict[RP_BPFGOV], -1);
 	trace_free(&t);
 	free(r);
 }
