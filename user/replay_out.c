@@ -7,7 +7,7 @@
 #include <string.h>
 #include "bpfgov.h"
 #include "json_writer.h"
-#include "replay.h"
+#include "replay_out.h"
 
 /* -------------------------------------------------------------- output */
 
