@@ -120,15 +120,17 @@ goal_rows() {
 		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
 
 	judge_goal_rows
+	floor_goal_rows
 }
 
-goals_table() {
+goals_table() { # text|md [ROWS-FUNCTION, default goal_rows]
+	local rows=${2:-goal_rows}
 	if [ "$1" = text ]; then
-		goal_rows | sed 's/\bnull\b/n\/a/g' | awk -F'\t' '{ printf "  %-9s %-78s %s\n", "[" $3 "]", $1, $2 }'
+		"$rows" | sed 's/\bnull\b/n\/a/g' | awk -F'\t' '{ printf "  %-9s %-78s %s\n", "[" $3 "]", $1, $2 }'
 	else
 		echo "| goal | measured | result |"
 		echo "|---|---|---|"
-		goal_rows | sed 's/\bnull\b/n\/a/g' | awk -F'\t' '{ r = $3; if (r == "met") r = "**met**"; else if (r == "not met") r = "**not met**";
+		"$rows" | sed 's/\bnull\b/n\/a/g' | awk -F'\t' '{ r = $3; if (r == "met") r = "**met**"; else if (r == "not met") r = "**not met**";
 			printf "| %s | %s | %s |\n", $1, $2, r }'
 	fi
 }
