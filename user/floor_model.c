@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "floor_model.h"
+#include "util.h"
 
 /*
  * Defaults. Power: the published V/f operating points of the Intel Pentium M
@@ -59,46 +60,37 @@ static const struct fm_key keys[] = {
 };
 #undef K
 
-int fm_params_parse(struct fm_params *p, const char *spec, char *err, size_t errlen)
+static int fm_item(char *it, void *ctx, char *err, size_t errlen)
 {
-	char *dup, *save = NULL;
-	int ret = 0;
+	struct fm_params *p = ctx;
+	char *eq = strchr(it, '='), *end;
+	const struct fm_key *k = NULL;
+	double v;
 
-	if (!spec || !*spec) {
-		snprintf(err, errlen, "--platform: empty (want KEY=VALUE[,...])");
+	if (eq)
+		*eq = '\0';
+	for (size_t i = 0; eq && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(keys[i].name, it))
+			k = &keys[i];
+	if (!k) {
+		snprintf(err, errlen, "--platform: '%s' is not KEY=VALUE with a known KEY (see --help)",
+			 it);
 		return -EINVAL;
 	}
-	dup = strdup(spec);
-	if (!dup) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+	v = strtod(eq + 1, &end);
+	if (end == eq + 1 || *end || !(v >= k->lo && v <= k->hi)) {
+		snprintf(err, errlen, "--platform: %s=%s is not a number in [%g, %g]", it, eq + 1,
+			 k->lo, k->hi);
+		return -EINVAL;
 	}
-	for (char *it = strtok_r(dup, ",", &save); it && !ret; it = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(it, '='), *end;
-		const struct fm_key *k = NULL;
-		double v;
+	*(double *)((char *)p + k->off) = v;
+	return 0;
+}
 
-		if (eq)
-			*eq = '\0';
-		for (size_t i = 0; eq && i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (!strcmp(keys[i].name, it))
-				k = &keys[i];
-		if (!k) {
-			snprintf(err, errlen, "--platform: '%s' is not KEY=VALUE with a known KEY (see --help)",
-				 it);
-			ret = -EINVAL;
-			break;
-		}
-		v = strtod(eq + 1, &end);
-		if (end == eq + 1 || *end || !(v >= k->lo && v <= k->hi)) {
-			snprintf(err, errlen, "--platform: %s=%s is not a number in [%g, %g]", it, eq + 1,
-				 k->lo, k->hi);
-			ret = -EINVAL;
-			break;
-		}
-		*(double *)((char *)p + k->off) = v;
-	}
-	free(dup);
+int fm_params_parse(struct fm_params *p, const char *spec, char *err, size_t errlen)
+{
+	int ret = spec_each(spec, "--platform", "KEY=VALUE[,...]", fm_item, p, err, errlen);
+
 	if (!ret && (p->f_lo_mhz >= p->f_max_mhz || p->v_min > p->v_max ||
 		     p->lock_gap_lo_us > p->lock_gap_hi_us)) {
 		snprintf(err, errlen,

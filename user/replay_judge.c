@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "replay_judge.h"
+#include "util.h"
 
 void power_model_default(struct power_model *pm, const struct trace *t)
 {
@@ -50,49 +51,49 @@ static int split_item(char *item, char **key, double *val, char *err, size_t err
 	return 0;
 }
 
+struct walk_ctx {
+	struct power_model *pm;
+	const struct trace *t;
+};
+
+static int walk_item(char *it, void *ctx, char *err, size_t errlen)
+{
+	const struct walk_ctx *w = ctx;
+	const struct trace *t = w->t;
+	__u32 k = ~0u;
+	char *end, *key;
+	unsigned long idx;
+	double val;
+	int ret;
+
+	ret = split_item(it, &key, &val, err, errlen);
+	if (ret || !t)
+		return ret;
+	idx = strtoul(key, &end, 10);
+	if (end != key && !*end && idx < t->nr_states)
+		k = (__u32)idx;
+	for (__u32 s = 0; k == ~0u && s < t->nr_states; s++)
+		if (!strcasecmp(key, t->states[s].name))
+			k = s;
+	if (k == ~0u) {
+		snprintf(err, errlen, "--power-model: the trace has no idle state '%s'", key);
+		return -EINVAL;
+	}
+	if (t->states[k].is_poll && val != 1.0) {
+		snprintf(err, errlen, "--power-model: state %u (%s) polls: its power is 1.0 by definition",
+			 k, t->states[k].name);
+		return -EINVAL;
+	}
+	w->pm->frac[k] = val;
+	return 0;
+}
+
 static int walk_spec(const char *spec, struct power_model *pm, const struct trace *t,
 		     char *err, size_t errlen)
 {
-	char *dup, *save = NULL, *key;
-	double val;
-	int ret = 0;
+	struct walk_ctx w = { pm, t };
 
-	if (!spec || !*spec) {
-		snprintf(err, errlen, "--power-model: empty (want STATE=FRACTION[,...])");
-		return -EINVAL;
-	}
-	dup = strdup(spec);
-	if (!dup) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (char *it = strtok_r(dup, ",", &save); it && !ret; it = strtok_r(NULL, ",", &save)) {
-		__u32 k = ~0u;
-		char *end;
-		unsigned long idx;
-
-		ret = split_item(it, &key, &val, err, errlen);
-		if (ret || !t)
-			continue;
-		idx = strtoul(key, &end, 10);
-		if (end != key && !*end && idx < t->nr_states)
-			k = (__u32)idx;
-		for (__u32 s = 0; k == ~0u && s < t->nr_states; s++)
-			if (!strcasecmp(key, t->states[s].name))
-				k = s;
-		if (k == ~0u) {
-			snprintf(err, errlen, "--power-model: the trace has no idle state '%s'", key);
-			ret = -EINVAL;
-		} else if (t->states[k].is_poll && val != 1.0) {
-			snprintf(err, errlen, "--power-model: state %u (%s) polls: its power is 1.0 by definition",
-				 k, t->states[k].name);
-			ret = -EINVAL;
-		} else {
-			pm->frac[k] = val;
-		}
-	}
-	free(dup);
-	return ret;
+	return spec_each(spec, "--power-model", "STATE=FRACTION[,...]", walk_item, &w, err, errlen);
 }
 
 int power_model_check(const char *spec, char *err, size_t errlen)

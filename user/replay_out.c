@@ -175,6 +175,28 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 	}
 }
 
+/* "references": the selected policies @is_ref accepts. */
+static void json_refs(json_writer_t *w, const struct replay_opts *o, int (*is_ref)(int p))
+{
+	jsonw_name(w, "references");
+	jsonw_start_array(w);
+	for (int p = 0; p < RP__MAX; p++)
+		if (is_ref(p) && (o->policies & (1u << p)))
+			jsonw_string(w, replay_policy_name(p));
+	jsonw_end_array(w);
+}
+
+/* @name: { reference: verdict } for the verdicts that apply. */
+static void json_verdicts(json_writer_t *w, const char *name, const int *verdict)
+{
+	jsonw_name(w, name);
+	jsonw_start_object(w);
+	for (int q = 0; q < RP__MAX; q++)
+		if (verdict[q] >= 0)
+			jsonw_string_field(w, replay_policy_name(q), judge_verdict_name(verdict[q]));
+	jsonw_end_object(w);
+}
+
 void replay_print_json(FILE *out, const char *file, const struct trace *t,
 		       const struct replay_opts *o, const struct replay_result *r)
 {
@@ -218,12 +240,7 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 	jsonw_float_field_fmt(w, "energy_pct", "%.4f", r->oracle_energy_pct);
 	jsonw_float_field_fmt(w, "latency_us", "%.3f", r->oracle_latency_us);
 	jsonw_end_object(w);
-	jsonw_name(w, "references");
-	jsonw_start_array(w);
-	for (int p = 0; p < RP__MAX; p++)
-		if (replay_policy_is_kernel_ref(p) && (o->policies & (1u << p)))
-			jsonw_string(w, replay_policy_name(p));
-	jsonw_end_array(w);
+	json_refs(w, o, replay_policy_is_kernel_ref);
 	jsonw_end_object(w);
 	jsonw_name(w, "floor_judge");
 	jsonw_start_object(w);
@@ -236,12 +253,7 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 	jsonw_float_field_fmt(w, "oracle_f_eff_mhz", "%.1f", r->fl_f_eff_mhz);
 	jsonw_float_field_fmt(w, "tie_energy_pct", "%.4f", o->fl_tie_energy_pct);
 	jsonw_float_field_fmt(w, "tie_delay_us", "%.4f", o->fl_tie_delay_us);
-	jsonw_name(w, "references");
-	jsonw_start_array(w);
-	for (int p = 0; p < RP__MAX; p++)
-		if (replay_policy_is_floor_ref(p) && (o->policies & (1u << p)))
-			jsonw_string(w, replay_policy_name(p));
-	jsonw_end_array(w);
+	json_refs(w, o, replay_policy_is_floor_ref);
 	jsonw_end_object(w);
 	jsonw_name(w, "models");
 	jsonw_start_object(w);
@@ -280,13 +292,7 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 			jsonw_float_field_fmt(w, "energy_pct", "%.4f", s->energy_pct);
 			jsonw_float_field_fmt(w, "energy_distance_pct", "%.4f", s->energy_dist_pct);
 			jsonw_float_field_fmt(w, "latency_distance_us", "%.3f", s->latency_dist_us);
-			jsonw_name(w, "verdicts");
-			jsonw_start_object(w);
-			for (int q = 0; q < RP__MAX; q++)
-				if (s->verdict[q] >= 0)
-					jsonw_string_field(w, replay_policy_name(q),
-							   judge_verdict_name(s->verdict[q]));
-			jsonw_end_object(w);
+			json_verdicts(w, "verdicts", s->verdict);
 			jsonw_end_object(w);
 		} else {
 			jsonw_null_field(w, "idle");
@@ -307,13 +313,7 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 			jsonw_uint_field(w, "floor_writes", s->fa.writes);
 			jsonw_uint_field(w, "locks", s->fa.locks);
 			jsonw_uint_field(w, "locks_at_lowest", s->fa.locks_low);
-			jsonw_name(w, "floor_verdicts");
-			jsonw_start_object(w);
-			for (int q = 0; q < RP__MAX; q++)
-				if (s->fl_verdict[q] >= 0)
-					jsonw_string_field(w, replay_policy_name(q),
-							   judge_verdict_name(s->fl_verdict[q]));
-			jsonw_end_object(w);
+			json_verdicts(w, "floor_verdicts", s->fl_verdict);
 			if (s->passive) {
 				jsonw_float_field_fmt(w, "mean_desired", "%.2f", s->mean_desired);
 				jsonw_uint_field(w, "request_writes", s->request_writes);

@@ -405,3 +405,25 @@ void fsync_dir(const char *dir)
 		close(fd);
 	}
 }
+
+int spec_each(const char *spec, const char *opt, const char *want,
+	      int (*item)(char *it, void *ctx, char *err, size_t errlen), void *ctx,
+	      char *err, size_t errlen)
+{
+	char *dup, *save = NULL;
+	int ret = 0;
+
+	if (!spec || !*spec) {
+		snprintf(err, errlen, "%s: empty (want %s)", opt, want);
+		return -EINVAL;
+	}
+	dup = strdup(spec);
+	if (!dup) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (char *it = strtok_r(dup, ",", &save); it && !ret; it = strtok_r(NULL, ",", &save))
+		ret = item(it, ctx, err, errlen);
+	free(dup);
+	return ret;
+}

@@ -81,6 +81,14 @@ int write_file_atomic(const char *path, mode_t mode, bool durable,
  * mkostemp's 0600). 0 or -errno. */
 int write_buf_atomic(const char *path, mode_t mode, const char *buf, size_t len);
 
+/* --- option lists --- */
+/* Call @item on each comma-separated item of a copy of @spec (modifiable),
+ * stopping at the first non-zero return. An empty @spec is an error
+ * "@opt: empty (want @want)". 0 or the first error, with one line in @err. */
+int spec_each(const char *spec, const char *opt, const char *want,
+	      int (*item)(char *it, void *ctx, char *err, size_t errlen), void *ctx,
+	      char *err, size_t errlen);
+
 /* --- files --- */
 bool path_exists(const char *path);
 /* Make a directory's entries durable (after create/rename/unlink). */
