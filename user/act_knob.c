@@ -160,9 +160,6 @@ int knob_msr_set(const struct knob_env *e, struct knob *k, __u32 want, bool *wro
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* File knobs; save / write / restore                                  */
-
 int read_norm(const char *path, char *buf, size_t size)
 {
 	char raw[KNOB_TEXT];

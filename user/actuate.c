@@ -371,7 +371,7 @@ int act_backend_plan(const struct platform *p, enum act_backend want,
 #define NO_MSRS	"no usable HWP/CPPC MSRs: "
 
 /*
- * The floor backend: the platform's plan (plat_backend_plan: who owns the
+ * The floor backend: the plan (act_backend_plan: who owns the
  * register, whether MSR writes are permitted), then the first backend of
  * the plan that works on the machine. Nothing is written here.
  */
