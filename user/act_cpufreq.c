@@ -11,18 +11,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "act_backend.h"
 #include "log.h"
 #include "util.h"
 
-int probe_cpufreq_cpu(struct actuator *a, struct act_cpu *c, int cpu,
-		      char *why, size_t n)
+static int cpufreq_probe_cpu(struct act_env *e, struct act_cpu *c, int cpu,
+			     char *why, size_t n)
 {
 	char *dir, *p;
 	__u32 lo, hi, cur;
 	int err;
 
-	dir = fmt_alloc("%s/devices/system/cpu/cpu%d/cpufreq", a->sysfs_root, cpu);
+	dir = fmt_alloc("%s/devices/system/cpu/cpu%d/cpufreq", e->sysfs_root, cpu);
 	if (!dir)
 		return -ENOMEM;
 	if (!path_exists(dir)) {
@@ -42,7 +42,7 @@ int probe_cpufreq_cpu(struct actuator *a, struct act_cpu *c, int cpu,
 		p = fmt_alloc("%s/scaling_min_freq", dir);
 		err = p ? read_u32(p, &cur) : -ENOMEM;
 	}
-	if (!err && !a->o.dry_run)
+	if (!err && !e->ke.dry_run)
 		err = check_writable(p);
 	if (err) {
 		snprintf(why, n, "%s: %s", p ? p : dir,
@@ -67,17 +67,27 @@ int probe_cpufreq_cpu(struct actuator *a, struct act_cpu *c, int cpu,
 	return 0;
 }
 
-int cpufreq_floor_set(struct actuator *a, struct act_cpu *c, int cpu, __u32 want,
-		      bool *wrote)
+/* Write min @want (kHz), capped at scaling_max_freq. */
+static int cpufreq_set_floor(struct act_env *e, struct act_cpu *c, int cpu, __u32 want,
+			     bool *wrote)
 {
 	char txt[KNOB_TEXT], *p;
 	__u32 max;
 
 	p = fmt_alloc("%s/devices/system/cpu/cpu%d/cpufreq/scaling_max_freq",
-		     a->sysfs_root, cpu);
+		     e->sysfs_root, cpu);
 	if (p && read_u32(p, &max) == 0 && max && want > max)
 		want = max;
 	free(p);
 	snprintf(txt, sizeof(txt), "%u", want);
-	return file_knob_set(a, c, &c->floor, txt, wrote);
+	return knob_file_set(&e->ke, &c->floor, txt, wrote);
 }
+
+const struct act_floor_ops act_cpufreq_ops = {
+	.name = "cpufreq",
+	.msr = false,
+	.absent = "no cpufreq driver",
+	.knob = "per-CPU scaling_min_freq",
+	.probe_cpu = cpufreq_probe_cpu,
+	.set_floor = cpufreq_set_floor,
+};

@@ -13,49 +13,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "act_backend.h"
 #include "log.h"
 #include "util.h"
 
-void probe_idle(struct actuator *a)
+void idle_probe(struct act_env *e)
 {
 	char gov[KNOB_TEXT] = "", *p;
 
-	p = fmt_alloc("%s/devices/system/cpu/cpuidle/current_governor", a->sysfs_root);
+	p = fmt_alloc("%s/devices/system/cpu/cpuidle/current_governor", e->sysfs_root);
 	if (!p || read_norm(p, gov, sizeof(gov))) {
 		free(p);
 		p = fmt_alloc("%s/devices/system/cpu/cpuidle/current_governor_ro",
-			     a->sysfs_root);
+			     e->sysfs_root);
 		if (!p || read_norm(p, gov, sizeof(gov)))
 			gov[0] = '\0';
 	}
 	free(p);
-	a->use_disable = !strcmp(gov, "menu") || !strcmp(gov, "teo");
+	e->use_disable = !strcmp(gov, "menu") || !strcmp(gov, "teo");
 
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < e->nr_cpus; i++) {
+		struct act_cpu *c = &e->cpus[i];
 		char *q;
 
 		if (!c->online)
 			continue;
 		q = fmt_alloc("%s/devices/system/cpu/cpu%d/power/pm_qos_resume_latency_us",
-			     a->sysfs_root, i);
+			     e->sysfs_root, i);
 		if (q && read_norm(q, c->qos_orig, sizeof(c->qos_orig)) == 0) {
 			c->has_qos = true;
 			c->qos.path = q;
 			c->qos_orig_na = !strcmp(c->qos_orig, "n/a");
-			c->qos_orig_us = c->qos_orig_na ? ACT_QOS_POLL_ONLY
-					 : (__u32)strtoul(c->qos_orig, NULL, 10);
-			a->idle_ok = true;
+			c->qos_orig_us = c->qos_orig_na ? 0 : (__u32)strtoul(c->qos_orig, NULL, 10);
+			e->idle_ok = true;
 		} else {
 			pr_debug("cpu %d: no PM QoS file: idle not actuated there\n", i);
 			free(q);
 		}
-		if (!a->use_disable)
+		if (!e->use_disable)
 			continue;
 		for (int k = 0; k < BPFGOV_MAX_STATES; k++) {
 			q = fmt_alloc("%s/devices/system/cpu/cpu%d/cpuidle/state%d/disable",
-				     a->sysfs_root, i, k);
+				     e->sysfs_root, i, k);
 			if (!path_exists(q)) {
 				free(q);
 				break;
@@ -66,10 +65,10 @@ void probe_idle(struct actuator *a)
 	}
 }
 
-int check_idle_writable(struct actuator *a)
+int idle_check_writable(struct act_env *e)
 {
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < e->nr_cpus; i++) {
+		struct act_cpu *c = &e->cpus[i];
 		int err;
 
 		if (c->has_qos && (err = check_writable(c->qos.path))) {
@@ -114,27 +113,22 @@ static void qos_text(const struct act_cpu *c, __u32 pick, const struct bpfgov_co
 		snprintf(buf, n, "%u", lim);
 }
 
-int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_config *cfg)
+int idle_set(struct act_env *e, int cpu, __u32 pick, bool poll_ok,
+	     const struct bpfgov_config *cfg)
 {
-	return act_set_idle_poll(a, cpu, pick, false, cfg);
-}
-
-int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
-		      const struct bpfgov_config *cfg)
-{
-	struct act_cpu *c = act_cpu_get(a, cpu);
+	struct act_cpu *c = act_env_cpu(e, cpu);
 	char want[KNOB_TEXT];
 	bool wrote;
-	int err = 0, e;
+	int err = 0, r;
 
 	if (!c || !cfg || cfg->nr_states > BPFGOV_MAX_STATES)
 		return -EINVAL;
 	if (pick != BPFGOV_NO_STATE && pick >= cfg->nr_states && cfg->nr_states)
 		return -EINVAL;
-	if (!a->o.idle || !c->has_qos || !cfg->nr_states || cfg->idle_state_fixed) {
+	if (!e->idle || !c->has_qos || !cfg->nr_states || cfg->idle_state_fixed) {
 		/* With no cpuidle driver the CPU enters one state whatever
 		 * PM QoS says: nothing to write. */
-		if (a->o.idle && !cfg->idle_state_fixed)
+		if (e->idle && !cfg->idle_state_fixed)
 			pr_debug("cpu %d: offline or no PM QoS file: pick not applied\n", cpu);
 		c->last_pick = pick;
 		c->last_poll_ok = poll_ok;
@@ -145,17 +139,18 @@ int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
 		return 0;	/* unchanged: act_reassert() watches for drift */
 
 	/* Check everything first so a read-only file changes nothing. */
-	if (!a->o.dry_run) {
-		e = knob_check_writable(a, &c->qos);
-		if (e) {
+	if (!e->ke.dry_run) {
+		r = knob_check_writable(&e->ke, &c->qos);
+		if (r) {
 			pr_warn("cannot write %s: %s\n", c->qos.path,
-				e == -EACCES ? "read-only" : strerror(-e));
+				r == -EACCES ? "read-only" : strerror(-r));
 			c->errors++;
-			return e;
+			return r;
 		}
 	}
 	qos_text(c, pick, cfg, want, sizeof(want));
-	err = file_knob_set(a, c, &c->qos, want, &wrote);
+	err = knob_file_set(&e->ke, &c->qos, want, &wrote);
+	c->writes += wrote;
 
 	/* menu/teo honour stateK/disable: disable states deeper than the pick,
 	 * and the polling states when the pick halts (the PM QoS limit only
@@ -167,7 +162,7 @@ int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
 	 * already excludes (a non-zero exit latency): the kernel's poll time
 	 * limit is the first enabled halting state's target residency, and
 	 * with none enabled a whole TICK_NSEC/16. */
-	for (int k = 0; !err && a->use_disable && k < c->nr_disable &&
+	for (int k = 0; !err && e->use_disable && k < c->nr_disable &&
 			k < (int)cfg->nr_states; k++) {
 		struct knob *d = &c->disable[k];
 		bool deeper = pick != BPFGOV_NO_STATE && (__u32)k > pick &&
@@ -177,10 +172,12 @@ int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
 		char orig[KNOB_TEXT];
 
 		if (deeper || poll) {
-			err = file_knob_set(a, c, d, "1", &wrote);
+			err = knob_file_set(&e->ke, d, "1", &wrote);
+			c->writes += wrote;
 		} else if (d->written) {
 			str_rstrip_copy(orig, sizeof(orig), d->orig_text);
-			err = file_knob_set(a, c, d, orig, &wrote);
+			err = knob_file_set(&e->ke, d, orig, &wrote);
+			c->writes += wrote;
 		}
 	}
 	if (err) {
@@ -192,11 +189,3 @@ int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
 	c->pick_set = c->pick_ever = true;
 	return 0;
 }
-
-__u32 act_orig_qos_us(const struct actuator *a, int cpu)
-{
-	const struct act_cpu *c = act_cpu_get(a, cpu);
-
-	return c && c->has_qos ? c->qos_orig_us : 0;
-}
-

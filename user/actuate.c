@@ -2,16 +2,18 @@
 /*
  * Actuation backends: apply a CPU's floor (0..1024) and idle pick.
  *
- * Every register or file we may change is a "knob". Before the first write
- * to a knob its original is captured by act_save_original() (the single
- * place a crash-safety journal hooks into; act_save_all() captures them
- * ahead, at start), writes happen only on change, act_reassert() rewrites
- * knobs that someone else changed, and act_restore() puts every original
- * of a written knob back byte-exact.
+ * Every register or file we may change is a "knob" (act_knob.c). Before
+ * the first write to a knob its original is captured (the single place a
+ * crash-safety journal hooks into; act_save_all() captures them ahead, at
+ * start), writes happen only on change, act_reassert() rewrites knobs that
+ * someone else changed, and act_restore() puts every original of a written
+ * knob back byte-exact.
  *
- * This file is the knob core and the public interface (actuate.h); the
- * backends live in act_msr.c (intel-hwp, amd-cppc), act_cpufreq.c and
- * act_idle.c (PM QoS, cpuidle state knobs), sharing act_internal.h.
+ * This file is the public interface (actuate.h): the backend plan made
+ * from the platform's facts (platform.c), the choice of a floor backend
+ * from the table below, and the calls through it. The backends sit below
+ * (act_backend.h): act_msr.c (intel-hwp, amd-cppc), act_cpufreq.c, and the
+ * idle knobs (act_idle.c: PM QoS, cpuidle state knobs) and EPP (act_epp.c).
  *
  * Floor scaling (all backends): min = lowest + round((highest - lowest) *
  * floor / 1024), rounding half up ((range * floor + 512) / 1024 in integers),
@@ -29,242 +31,47 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act_internal.h"
+#include "actuate.h"
+#include "act_backend.h"
 #include "log.h"
+#include "platform.h"
 #include "util.h"
 
-int read_norm(const char *path, char *buf, size_t size)
-{
-	char raw[KNOB_TEXT];
-	int err = read_text(path, O_NOFOLLOW, raw, sizeof(raw), NULL);
+struct actuator {
+	struct act_env e;		/* what the backends see (act_backend.h) */
+	struct act_opts o;
+	char *msr_root;
+	char *sysfs_root;
+	char *proc_root;
+	struct platform plat;		/* what the machine offers (platform.c) */
+	enum act_backend order[4];	/* the plan, ACT_NONE-terminated */
+	int order_pos;			/* the plan entry in use */
+	char reason[400];		/* why this backend */
+	bool taints;			/* MSR writes through the msr driver */
+	enum act_backend backend;
+	char *missing;
+};
 
-	if (err)
-		return err;
-	str_rstrip_copy(buf, size, raw);
-	return 0;
+/* The floor backends, by --backend id: a new backend is its own file with
+ * its struct act_floor_ops, and a line here. */
+static const struct act_floor_ops *const floor_backends[] = {
+	[ACT_INTEL_HWP]	= &act_intel_hwp_ops,
+	[ACT_AMD_CPPC]	= &act_amd_cppc_ops,
+	[ACT_CPUFREQ]	= &act_cpufreq_ops,
+};
+#define NR_FLOOR_IDS	(int)(sizeof(floor_backends) / sizeof(floor_backends[0]))
+
+/* The backend of @b, NULL for ACT_AUTO, ACT_NONE and unknown ids. */
+static const struct act_floor_ops *floor_ops(enum act_backend b)
+{
+	return (unsigned int)b < NR_FLOOR_IDS ? floor_backends[b] : NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* Save / write / restore                                              */
-
-/*
- * The single place where originals are captured, before the first write
- * to a knob (@cur: the register's 8 bytes, or the file's exact text).
- * A state journal for crash safety hooks in here (act_set_save_hook).
- */
-int act_save_original(struct actuator *a, struct knob *k, __u64 cur,
-		      const char *text, size_t len)
+static struct act_cpu *act_cpu_get(const struct actuator *a, int cpu)
 {
-	struct act_saved s = {
-		.cpu = k->cpu, .is_msr = k->is_msr, .path = k->path,
-		.msr = k->msr, .msr_val = cur,
-	};
-	int err;
-
-	if (k->saved)
-		return 0;
-	if (!k->is_msr) {
-		if (len >= sizeof(k->orig_text))
-			return -EFBIG;
-		memcpy(k->orig_text, text, len);
-		k->orig_text[len] = '\0';
-		k->orig_len = len;
-		s.text = k->orig_text;
-		s.len = len;
-	}
-	k->orig_val = cur;
-	if (a->hook) {
-		err = a->hook(a->hook_ctx, &s);
-		if (err)
-			return err < 0 ? err : -EIO;
-	}
-	k->saved = true;
-	return 0;
+	return a ? act_env_cpu(&a->e, cpu) : NULL;
 }
 
-/*
- * A file knob's descriptor, opened at its first use and kept: a change then
- * costs a read, a write and a read back on it instead of an open and a
- * close around each (and a stand-in file is rewritten in place, not
- * truncated by open). -errno when it cannot be opened; the callers then
- * go by the path, which reports the error as before.
- */
-static int knob_fd(struct actuator *a, struct knob *k)
-{
-	int fd;
-
-	if (k->tfd_open)
-		return k->tfd;
-	fd = open(k->path, (a->o.dry_run ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	k->tfd = fd;
-	k->tfd_open = true;
-	return fd;
-}
-
-static void knob_fd_close(struct knob *k)
-{
-	if (k->tfd_open)
-		close(k->tfd);
-	k->tfd_open = false;
-}
-
-/* The knob's text as read_text() gives it; the file is read from its
- * start (sysfs regenerates an attribute read at offset 0). */
-static int knob_read(struct actuator *a, struct knob *k, char *buf, size_t size, size_t *len)
-{
-	int fd = knob_fd(a, k);
-	ssize_t n;
-
-	if (fd < 0)
-		return read_text(k->path, O_NOFOLLOW, buf, size, len);
-	n = pread(fd, buf, size, 0);
-	if (n < 0 && (errno == ENODEV || errno == ESTALE)) {
-		knob_fd_close(k);	/* the attribute went away and came back */
-		return read_text(k->path, O_NOFOLLOW, buf, size, len);
-	}
-	if (n < 0)
-		return -errno;
-	if ((size_t)n >= size) {
-		buf[0] = '\0';
-		return -EFBIG;
-	}
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return 0;
-}
-
-static int knob_read_norm(struct actuator *a, struct knob *k, char *buf, size_t size)
-{
-	char raw[KNOB_TEXT];
-	int err = knob_read(a, k, raw, sizeof(raw), NULL);
-
-	if (err)
-		return err;
-	str_rstrip_copy(buf, size, raw);
-	return 0;
-}
-
-int knob_check_writable(struct actuator *a, struct knob *k)
-{
-	int fd = knob_fd(a, k);
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st))
-		return check_writable(k->path);
-	return st.st_mode & 0222 ? 0 : -EACCES;
-}
-
-/* write_exact() on the kept descriptor: the whole text at offset 0; a
- * regular file (a stand-in) is cut to it. */
-static int knob_write(struct actuator *a, struct knob *k, const char *buf, size_t len)
-{
-	int fd = knob_fd(a, k);
-	struct stat st;
-	ssize_t n;
-
-	if (fd < 0)
-		return write_exact(k->path, buf, len);
-	if (fstat(fd, &st))
-		return -errno;
-	if (!(st.st_mode & 0222))
-		return -EACCES;
-	n = pwrite(fd, buf, len, 0);
-	if (n < 0 && (errno == ENODEV || errno == ESTALE)) {
-		knob_fd_close(k);
-		return write_exact(k->path, buf, len);
-	}
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		return -EIO;
-	if (S_ISREG(st.st_mode) && st.st_size > (off_t)len && ftruncate(fd, len))
-		return -errno;
-	return 0;
-}
-
-int file_knob_set(struct actuator *a, struct act_cpu *c, struct knob *k,
-		  const char *want, bool *wrote)
-{
-	char raw[KNOB_TEXT], cur[KNOB_TEXT], out[KNOB_TEXT + 1];
-	size_t len;
-	int err, n;
-
-	*wrote = false;
-	if (a->o.dry_run && k->written) {
-		if (!strcmp(k->seen_text, want))
-			return 0;
-	} else {
-		err = knob_read(a, k, raw, sizeof(raw), &len);
-		if (err) {
-			pr_warn("cannot read %s: %s\n", k->path, strerror(-err));
-			return err;
-		}
-		str_rstrip_copy(cur, sizeof(cur), raw);
-		if (!strcmp(cur, want)) {
-			snprintf(k->want_text, sizeof(k->want_text), "%s", want);
-			if (k->written)
-				snprintf(k->seen_text, sizeof(k->seen_text), "%s", cur);
-			return 0;
-		}
-	}
-	snprintf(k->want_text, sizeof(k->want_text), "%s", want);
-	if (a->o.dry_run) {
-		pr_info("dry-run: would write '%s' to %s\n", want, k->path);
-		if (!k->written) {	/* tracked, not saved: nothing to restore */
-			snprintf(k->orig_text, sizeof(k->orig_text), "%s", raw);
-			k->orig_len = len;
-		}
-		k->written = true;
-		snprintf(k->seen_text, sizeof(k->seen_text), "%s", want);
-		*wrote = true;
-		c->writes++;
-		return 0;
-	}
-	err = act_save_original(a, k, 0, raw, len);
-	if (err) {
-		pr_warn("%s: saving the original failed: %s\n", k->path, strerror(-err));
-		return err;
-	}
-	n = snprintf(out, sizeof(out), "%s\n", want);
-	err = knob_write(a, k, out, n);
-	if (err) {
-		pr_warn("cannot write '%s' to %s: %s\n", want, k->path,
-			err == -EACCES ? "read-only" : err == -EIO ? "short write" : strerror(-err));
-		return err;
-	}
-	k->written = true;
-	*wrote = true;
-	c->writes++;
-	pr_debug("cpu %d: %s: '%s' -> '%s'\n", k->cpu, k->path, cur, want);
-	if (knob_read_norm(a, k, k->seen_text, sizeof(k->seen_text)))
-		snprintf(k->seen_text, sizeof(k->seen_text), "%s", want);
-	return 0;
-}
-
-/* One knob's original, saved now (no write follows yet). */
-static int knob_save_ahead(struct actuator *a, struct knob *k)
-{
-	char raw[KNOB_TEXT];
-	size_t len;
-	__u64 cur;
-	int err;
-
-	if (!k->path || k->saved)
-		return 0;
-	if (k->is_msr)
-		err = msr_read(k->fd, k->is_file, k->msr, &cur);
-	else
-		err = knob_read(a, k, raw, sizeof(raw), &len);
-	if (err) {
-		pr_warn("cannot read %s: %s\n", k->path, strerror(-err));
-		return err;
-	}
-	return k->is_msr ? act_save_original(a, k, cur, NULL, 0)
-			 : act_save_original(a, k, 0, raw, len);
-}
 
 int act_save_all(struct actuator *a, bool idle)
 {
@@ -272,121 +79,18 @@ int act_save_all(struct actuator *a, bool idle)
 
 	if (!a || a->o.dry_run)
 		return 0;
-	for (int i = 0; i < a->nr_cpus && !err; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus && !err; i++) {
+		struct act_cpu *c = &a->e.cpus[i];
 
 		if (a->o.floor && a->backend != ACT_NONE && c->has_floor)
-			err = knob_save_ahead(a, &c->floor);
+			err = knob_save_ahead(&a->e.ke, &c->floor);
 		if (err || !idle || !a->o.idle || !c->has_qos)
 			continue;
-		err = knob_save_ahead(a, &c->qos);
-		for (int k = 0; !err && a->use_disable && k < c->nr_disable; k++)
-			err = knob_save_ahead(a, &c->disable[k]);
+		err = knob_save_ahead(&a->e.ke, &c->qos);
+		for (int k = 0; !err && a->e.use_disable && k < c->nr_disable; k++)
+			err = knob_save_ahead(&a->e.ke, &c->disable[k]);
 	}
 	return err;
-}
-
-/* Re-assert one knob: 1 if rewritten, 0 if fine, -errno. */
-static int knob_reassert(struct actuator *a, struct act_cpu *c, struct knob *k)
-{
-	bool wrote;
-	int err;
-
-	if (!k->written || a->o.dry_run)
-		return 0;
-	if (k->is_msr) {
-		__u64 cur;
-
-		err = msr_read(k->fd, k->is_file, k->msr, &cur);
-		if (err) {
-			pr_warn("%s: cannot read MSR %#x back: %s\n", k->path, k->msr,
-				err == -EIO ? "short read" : strerror(-err));
-			return err;
-		}
-		if (field_get(cur, k->shift) == k->seen_field)
-			return 0;
-		pr_debug("cpu %d: MSR %#x min changed behind us (%u, ours %u)\n",
-			 k->cpu, k->msr, field_get(cur, k->shift), k->seen_field);
-		err = msr_knob_set(a, c, k, k->want_field, &wrote);
-	} else {
-		char now[KNOB_TEXT], want[KNOB_TEXT];
-
-		err = knob_read_norm(a, k, now, sizeof(now));
-		if (err) {
-			pr_warn("cannot read %s back: %s\n", k->path, strerror(-err));
-			return err;
-		}
-		if (!strcmp(now, k->seen_text))
-			return 0;
-		pr_debug("%s changed behind us ('%s', ours '%s')\n", k->path, now,
-			 k->seen_text);
-		snprintf(want, sizeof(want), "%s", k->want_text);
-		err = file_knob_set(a, c, k, want, &wrote);
-	}
-	if (err)
-		return err;
-	if (wrote)
-		c->reasserts++;
-	return wrote;
-}
-
-/* Put an original back unless it is already there: 1 = already in place,
- * 0 = written, -errno. Shared with the journal's restore (journal.c), so a
- * crash restore takes the same path as a normal exit. */
-int act_put_back_msr(int fd, bool is_file, __u32 msr, __u64 orig)
-{
-	__u64 cur;
-	int err;
-
-	if (msr_read(fd, is_file, msr, &cur) == 0 && cur == orig)
-		return 1;
-	err = msr_write(fd, is_file, msr, orig);
-	return err ? err : 0;
-}
-
-int act_put_back_file(const char *path, const char *text, size_t len)
-{
-	char cur[KNOB_TEXT];
-	size_t n;
-	int err;
-
-	if (len < sizeof(cur) && read_text(path, O_NOFOLLOW, cur, sizeof(cur), &n) == 0 &&
-	    n == len && !memcmp(cur, text, len))
-		return 1;
-	err = write_exact(path, text, len);
-	return err ? err : 0;
-}
-
-int knob_restore(struct knob *k)
-{
-	int err = 0;
-
-	/* Saved ahead (act_save_all) and never written: nothing of ours to
-	 * put back, and a value someone else wrote since stays. */
-	if (!k->saved || !k->written)
-		goto out;
-	if (k->is_msr) {
-		err = act_put_back_msr(k->fd, k->is_file, k->msr, k->orig_val);
-		if (err < 0)
-			pr_warn("%s: cannot restore MSR %#x of cpu %d to %#llx: %s\n",
-				k->path, k->msr, k->cpu, (unsigned long long)k->orig_val,
-				err == -EIO ? "short write" : strerror(-err));
-	} else {
-		err = act_put_back_file(k->path, k->orig_text, k->orig_len);
-		if (err < 0) {
-			char t[KNOB_TEXT];
-
-			str_rstrip_copy(t, sizeof(t), k->orig_text);
-			pr_warn("cannot restore %s to '%s': %s\n", k->path, t,
-				strerror(-err));
-		}
-	}
-	if (err < 0)
-		return err;	/* keep it pending: a later restore retries */
-out:
-	k->saved = false;
-	k->written = false;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -404,25 +108,11 @@ static bool cpu_online(const struct actuator *a, int cpu)
 	return on;
 }
 
-void knob_init(struct knob *k, int cpu)
-{
-	memset(k, 0, sizeof(*k));
-	k->cpu = cpu;
-	k->fd = -1;
-}
-
-void knob_free(struct knob *k)
-{
-	knob_fd_close(k);
-	free(k->path);
-	k->path = NULL;
-}
-
 /* Undo a floor-backend probe on every CPU. */
 static void floor_reset(struct actuator *a)
 {
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		struct act_cpu *c = &a->e.cpus[i];
 
 		if (c->msr_fd >= 0)
 			close(c->msr_fd);
@@ -434,7 +124,6 @@ static void floor_reset(struct actuator *a)
 		c->has_floor = false;
 		c->lowest = c->highest = c->orig_min = 0;
 	}
-	a->layout = NULL;
 }
 
 /* Probe a floor backend on every online CPU. 0 when at least one CPU works
@@ -442,21 +131,19 @@ static void floor_reset(struct actuator *a)
  * missing file); another -errno when broken (@why says why). */
 static int probe_backend(struct actuator *a, enum act_backend b, char *why, size_t n)
 {
+	const struct act_floor_ops *ops = floor_ops(b);
 	char first[256] = "";
 	int ok = 0, err;
 
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		struct act_cpu *c = &a->e.cpus[i];
 		char w[256] = "";
 
 		if (!c->online) {
 			pr_debug("cpu %d offline: skipped\n", i);
 			continue;
 		}
-		if (b == ACT_CPUFREQ)
-			err = probe_cpufreq_cpu(a, c, i, w, sizeof(w));
-		else
-			err = probe_msr_cpu(a, msr_layout_of(b), c, i, w, sizeof(w));
+		err = ops->probe_cpu(&a->e, c, i, w, sizeof(w));
 		if (err == -ENOENT) {
 			pr_debug("%s: cpu %d: %s: skipped\n", act_backend_name(b), i, w);
 			if (!first[0])
@@ -476,8 +163,6 @@ static int probe_backend(struct actuator *a, enum act_backend b, char *why, size
 		floor_reset(a);
 		return -ENOENT;
 	}
-	if (b != ACT_CPUFREQ)
-		a->layout = msr_layout_of(b);
 	return 0;
 }
 
@@ -486,19 +171,16 @@ static int probe_backend(struct actuator *a, enum act_backend b, char *why, size
 
 const char *act_backend_name(enum act_backend b)
 {
-	switch (b) {
-	case ACT_AUTO:		return "auto";
-	case ACT_NONE:		return "none";
-	case ACT_INTEL_HWP:	return "intel-hwp";
-	case ACT_AMD_CPPC:	return "amd-cppc";
-	case ACT_CPUFREQ:	return "cpufreq";
-	}
-	return "?";
+	const struct act_floor_ops *ops = floor_ops(b);
+
+	if (ops)
+		return ops->name;
+	return b == ACT_AUTO ? "auto" : b == ACT_NONE ? "none" : "?";
 }
 
 int act_backend_parse(const char *s, enum act_backend *out)
 {
-	for (int b = ACT_AUTO; b <= ACT_CPUFREQ; b++) {
+	for (int b = ACT_AUTO; b < NR_FLOOR_IDS; b++) {
 		if (s && !strcmp(s, act_backend_name(b))) {
 			*out = b;
 			return 0;
@@ -519,7 +201,7 @@ const char *act_missing(const struct actuator *a)
 
 bool act_idle_available(const struct actuator *a)
 {
-	return a && a->idle_ok;
+	return a && a->e.idle_ok;
 }
 
 const char *act_reason(const struct actuator *a)
@@ -541,7 +223,7 @@ const struct platform *act_platform(const struct actuator *a)
 
 const char *act_epp(const struct actuator *a)
 {
-	return a ? a->epp : NULL;
+	return a ? a->e.epp : NULL;
 }
 
 bool act_taints(const struct actuator *a)
@@ -558,8 +240,8 @@ int act_reapply(struct actuator *a)
 
 	if (!a)
 		return -EINVAL;
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		struct act_cpu *c = &a->e.cpus[i];
 		bool was = c->online;
 
 		c->online = cpu_online(a, i);
@@ -568,19 +250,18 @@ int act_reapply(struct actuator *a)
 		if (!c->online || was || c->has_floor || a->backend == ACT_NONE)
 			continue;
 		w[0] = '\0';
-		if (a->backend == ACT_CPUFREQ ? probe_cpufreq_cpu(a, c, i, w, sizeof(w))
-		    : probe_msr_cpu(a, msr_layout_of(a->backend), c, i, w, sizeof(w)))
+		if (floor_ops(a->backend)->probe_cpu(&a->e, c, i, w, sizeof(w)))
 			pr_debug("cpu %d came online without a usable floor knob: %s\n", i, w);
 	}
-	return a->epp ? act_apply_epp(a) : 0;
+	return a->e.epp ? act_apply_epp(a) : 0;
 }
 
 void act_set_save_hook(struct actuator *a, act_save_hook_fn fn, void *ctx)
 {
 	if (!a)
 		return;
-	a->hook = fn;
-	a->hook_ctx = ctx;
+	a->e.ke.hook = fn;
+	a->e.ke.hook_ctx = ctx;
 }
 
 static __thread char last_error[512];
@@ -617,24 +298,80 @@ static void set_reason(struct actuator *a, const char *fmt, ...)
 
 static bool is_msr_backend(enum act_backend b)
 {
-	return b == ACT_INTEL_HWP || b == ACT_AMD_CPPC;
+	const struct act_floor_ops *ops = floor_ops(b);
+
+	return ops && ops->msr;
 }
 
 /* A backend is in use: say why, and whether its writes taint. */
 static void floor_chosen(struct actuator *a, enum act_backend b, const char *why)
 {
+	const struct act_floor_ops *ops = floor_ops(b);
+
 	a->backend = b;
-	a->taints = is_msr_backend(b) && !a->msr_standin;
-	if (b == ACT_CPUFREQ)
-		set_reason(a, "%s; per-CPU scaling_min_freq", why);
+	a->taints = ops->msr && !a->e.msr_standin;
+	if (ops->knob)
+		set_reason(a, "%s; %s", why, ops->knob);
 	else
 		set_reason(a, "%s", why);
+}
+
+/* The plan: who owns the register and whether MSR writes are permitted
+ * (platform.c facts) decide which backends to try, in which order. */
+int act_backend_plan(const struct platform *p, enum act_backend want,
+		     enum act_backend order[4], char *reason, size_t n)
+{
+	char obuf[160], rbuf[160];
+	const char *owner = plat_msr_owner(p, obuf, sizeof(obuf));
+	const char *refused = plat_msr_refused(p, rbuf, sizeof(rbuf));
+	int k = 0;
+
+	if (want == ACT_INTEL_HWP || want == ACT_AMD_CPPC) {
+		if (owner || refused) {
+			snprintf(reason, n, "--backend %s refused: %s (use --backend cpufreq)",
+				 act_backend_name(want), refused ? refused : owner);
+			order[0] = ACT_NONE;
+			return -EPERM;
+		}
+		order[k++] = want;
+		order[k] = ACT_NONE;
+		snprintf(reason, n, "forced by --backend");
+		return 0;
+	}
+	if (want == ACT_CPUFREQ || want == ACT_NONE) {
+		order[k++] = want;
+		order[k] = ACT_NONE;
+		snprintf(reason, n, "forced by --backend");
+		return 0;
+	}
+	if (refused || owner) {
+		snprintf(reason, n, "%s", refused ? refused : owner);
+	} else if (!p->msr_driver) {
+		snprintf(reason, n, "no MSR driver (modprobe msr)");
+	} else {
+		if (plat_msr_amd(p)) {
+			order[k++] = ACT_AMD_CPPC;
+			order[k++] = ACT_INTEL_HWP;
+		} else {
+			order[k++] = ACT_INTEL_HWP;
+			order[k++] = ACT_AMD_CPPC;
+		}
+		if (!strcmp(p->cpufreq_driver, "none"))
+			snprintf(reason, n, "no cpufreq driver: nothing else writes the min field");
+		else
+			snprintf(reason, n, "%s %s mode leaves the min field to its limits",
+				 !strcmp(p->cpufreq_driver, "intel_pstate") ? "intel_pstate" : "amd-pstate",
+				 *p->pstate_mode ? p->pstate_mode : "active");
+	}
+	order[k++] = ACT_CPUFREQ;
+	order[k] = ACT_NONE;
+	return 0;
 }
 
 #define NO_MSRS	"no usable HWP/CPPC MSRs: "
 
 /*
- * The floor backend: the platform's plan (plat_backend_plan: who owns the
+ * The floor backend: the plan (act_backend_plan: who owns the
  * register, whether MSR writes are permitted), then the first backend of
  * the plan that works on the machine. Nothing is written here.
  */
@@ -649,11 +386,11 @@ static int open_floor(struct actuator *a)
 		set_reason(a, "floors are not applied (--no-floor)");
 		return 0;
 	}
-	if (want > ACT_CPUFREQ) {
+	if (want != ACT_AUTO && want != ACT_NONE && !floor_ops(want)) {
 		act_fail(a, "unknown actuation backend %d", want);
 		return -EINVAL;
 	}
-	err = plat_backend_plan(&a->plat, want, a->order, why, sizeof(why));
+	err = act_backend_plan(&a->plat, want, a->order, why, sizeof(why));
 	if (err) {
 		act_fail(a, "%s", why);
 		return err;
@@ -665,9 +402,11 @@ static int open_floor(struct actuator *a)
 		}
 		err = probe_backend(a, want, w, sizeof(w));
 		if (err) {
-			act_fail(a, "%s: %s%s", act_backend_name(want), w,
-				 err != -ENOENT ? "" : want == ACT_CPUFREQ ? " (no cpufreq driver)"
-				 : " (no MSR driver: modprobe msr)");
+			char absent[80] = "";
+
+			if (err == -ENOENT)
+				snprintf(absent, sizeof(absent), " (%s)", floor_ops(want)->absent);
+			act_fail(a, "%s: %s%s", act_backend_name(want), w, absent);
 			return err;
 		}
 		floor_chosen(a, want, why);
@@ -692,7 +431,7 @@ static int open_floor(struct actuator *a)
 			 n ? "; " : NO_MSRS, act_backend_name(b), w);
 		/* Stand-in files are put there on purpose: ones that work for
 		 * no layout are a broken input, not a missing driver. */
-		if (!is_msr_backend(a->order[k + 1]) && a->msr_standin && msr_err != -ENOENT) {
+		if (!is_msr_backend(a->order[k + 1]) && a->e.msr_standin && msr_err != -ENOENT) {
 			act_fail(a, "MSR stand-in unusable: %s", first_fail + strlen(NO_MSRS));
 			return msr_err;
 		}
@@ -730,16 +469,20 @@ int act_open(struct actuator **out, const struct act_opts *o)
 	a->o.sysfs_root = a->sysfs_root;
 	a->o.proc_root = a->proc_root;
 	a->o.epp = NULL;
+	a->e.ke.dry_run = o->dry_run;
+	a->e.msr_root = a->msr_root;
+	a->e.sysfs_root = a->sysfs_root;
+	a->e.idle = o->idle;
 	last_error[0] = '\0';
 	n = o->nr_cpus > 0 ? o->nr_cpus : sysconf(_SC_NPROCESSORS_CONF);
 	if (n <= 0)
 		n = 1;
 	if (n > BPFGOV_MAX_CPUS)
 		n = BPFGOV_MAX_CPUS;
-	a->nr_cpus = n;
-	a->cpus = calloc(n, sizeof(*a->cpus));
-	if (!a->msr_root || !a->sysfs_root || !a->proc_root || !a->cpus ||
-	    (o->epp && !(a->epp = strdup(o->epp)))) {
+	a->e.nr_cpus = n;
+	a->e.cpus = calloc(n, sizeof(*a->e.cpus));
+	if (!a->msr_root || !a->sysfs_root || !a->proc_root || !a->e.cpus ||
+	    (o->epp && !(a->e.epp = strdup(o->epp)))) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -753,8 +496,8 @@ int act_open(struct actuator **out, const struct act_opts *o)
 		if (err)
 			goto fail;
 	}
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		struct act_cpu *c = &a->e.cpus[i];
 
 		c->msr_fd = -1;
 		knob_init(&c->floor, i);
@@ -769,31 +512,24 @@ int act_open(struct actuator **out, const struct act_opts *o)
 	if (err)
 		goto fail;
 	if (o->idle) {
-		probe_idle(a);
+		idle_probe(&a->e);
 		if (!o->dry_run) {
-			err = check_idle_writable(a);
+			err = idle_check_writable(&a->e);
 			if (err)
 				goto fail;
 		}
 	}
-	if (a->epp)
-		probe_epp(a);
+	if (a->e.epp)
+		epp_probe(&a->e);
 	if (a->backend != ACT_NONE)
 		pr_debug("actuation: %s, lowest %u highest %u on cpu 0%s\n",
-			 act_backend_name(a->backend), a->cpus[0].lowest,
-			 a->cpus[0].highest, o->dry_run ? " (dry-run)" : "");
+			 act_backend_name(a->backend), a->e.cpus[0].lowest,
+			 a->e.cpus[0].highest, o->dry_run ? " (dry-run)" : "");
 	*out = a;
 	return 0;
 fail:
 	act_close(a);
 	return err;
-}
-
-struct act_cpu *act_cpu_get(const struct actuator *a, int cpu)
-{
-	if (!a || cpu < 0 || cpu >= a->nr_cpus)
-		return NULL;
-	return &a->cpus[cpu];
 }
 
 static __u32 scale_floor(__u32 lo, __u32 hi, __u32 floor)
@@ -815,12 +551,12 @@ static int floor_fallback(struct actuator *a, int cpu)
 	char w[256] = "";
 	int err = 0, k;
 
-	for (int i = 0; i < a->nr_cpus; i++) {
-		int r = knob_restore(&a->cpus[i].floor);
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		int r = knob_restore(&a->e.cpus[i].floor);
 
 		if (r && !err)
 			err = r;
-		a->cpus[i].floor_set = false;
+		a->e.cpus[i].floor_set = false;
 	}
 	if (err)
 		return err;	/* still pending: the normal restore path retries */
@@ -870,13 +606,11 @@ again:
 	if (c->floor_set && c->last_floor == floor)
 		return 0;	/* unchanged: act_reassert() watches for drift */
 	want = scale_floor(c->lowest, c->highest, floor);
-	if (c->floor.is_msr) {
-		err = msr_knob_set(a, c, &c->floor, want, &wrote);
-		if (err == -EPERM && c->floor.refused && !(err = floor_fallback(a, cpu)))
-			goto again;
-	} else {
-		err = cpufreq_floor_set(a, c, cpu, want, &wrote);
-	}
+	err = floor_ops(a->backend)->set_floor(&a->e, c, cpu, want, &wrote);
+	c->writes += wrote;
+	/* EPERM from an MSR write: the kernel refuses MSR writes */
+	if (err == -EPERM && c->floor.refused && !(err = floor_fallback(a, cpu)))
+		goto again;
 	if (err) {
 		c->errors++;
 		return err;
@@ -884,6 +618,47 @@ again:
 	c->last_floor = floor;
 	c->floor_set = true;
 	return 0;
+}
+
+int act_set_idle(struct actuator *a, int cpu, __u32 pick, const struct bpfgov_config *cfg)
+{
+	return act_set_idle_poll(a, cpu, pick, false, cfg);
+}
+
+int act_set_idle_poll(struct actuator *a, int cpu, __u32 pick, bool poll_ok,
+		      const struct bpfgov_config *cfg)
+{
+	return idle_set(a ? &a->e : NULL, cpu, pick, poll_ok, cfg);
+}
+
+__u32 act_orig_qos_us(const struct actuator *a, int cpu)
+{
+	const struct act_cpu *c = act_cpu_get(a, cpu);
+
+	if (!c || !c->has_qos)
+		return 0;
+	return c->qos_orig_na ? ACT_QOS_POLL_ONLY : c->qos_orig_us;
+}
+
+const char *act_epp_for_profile(const char *profile)
+{
+	if (!profile)
+		return NULL;
+	if (!strcmp(profile, "powersave"))
+		return "balance_power";
+	if (!strcmp(profile, "performance"))
+		return "performance";
+	return NULL;
+}
+
+int act_apply_epp(struct actuator *a)
+{
+	return a ? epp_apply(&a->e) : 0;
+}
+
+int act_set_epp(struct actuator *a, const char *epp)
+{
+	return a ? epp_set(&a->e, epp) : -EINVAL;
 }
 
 int act_reassert(struct actuator *a)
@@ -897,8 +672,8 @@ int act_reassert_skip(struct actuator *a, const bool *skip)
 
 	if (!a)
 		return -EINVAL;
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		struct act_cpu *c = &a->e.cpus[i];
 		struct knob *ks[3 + BPFGOV_MAX_STATES];
 		int n = 0;
 
@@ -912,12 +687,14 @@ int act_reassert_skip(struct actuator *a, const bool *skip)
 		for (int j = 0; j < n; j++) {
 			if (!ks[j]->path)
 				continue;
-			r = knob_reassert(a, c, ks[j]);
+			r = knob_reassert(&a->e.ke, ks[j]);
 			if (r < 0) {
 				c->errors++;
 				if (!first)
 					first = r;
 			} else {
+				c->writes += r;
+				c->reasserts += r;
 				total += r;
 			}
 		}
@@ -929,10 +706,10 @@ int act_restore(struct actuator *a)
 {
 	int first = 0, r;
 
-	if (!a || !a->cpus)
+	if (!a || !a->e.cpus)
 		return 0;
-	for (int i = 0; i < a->nr_cpus; i++) {
-		struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		struct act_cpu *c = &a->e.cpus[i];
 
 		r = knob_restore(&c->floor);
 		if (r && !first)
@@ -985,21 +762,21 @@ void act_close(struct actuator *a)
 	if (!a)
 		return;
 	act_restore(a);
-	if (a->cpus) {
+	if (a->e.cpus) {
 		floor_reset(a);
-		for (int i = 0; i < a->nr_cpus; i++) {
-			knob_free(&a->cpus[i].qos);
-			knob_free(&a->cpus[i].epp);
+		for (int i = 0; i < a->e.nr_cpus; i++) {
+			knob_free(&a->e.cpus[i].qos);
+			knob_free(&a->e.cpus[i].epp);
 			for (int k = 0; k < BPFGOV_MAX_STATES; k++)
-				knob_free(&a->cpus[i].disable[k]);
+				knob_free(&a->e.cpus[i].disable[k]);
 		}
 	}
-	free(a->cpus);
+	free(a->e.cpus);
 	free(a->missing);
 	free(a->msr_root);
 	free(a->sysfs_root);
 	free(a->proc_root);
-	free(a->epp);
+	free(a->e.epp);
 	free(a);
 }
 
@@ -1007,10 +784,10 @@ int act_pending(const struct actuator *a)
 {
 	int n = 0;
 
-	if (!a || !a->cpus)
+	if (!a || !a->e.cpus)
 		return 0;
-	for (int i = 0; i < a->nr_cpus; i++) {
-		const struct act_cpu *c = &a->cpus[i];
+	for (int i = 0; i < a->e.nr_cpus; i++) {
+		const struct act_cpu *c = &a->e.cpus[i];
 
 		n += (c->floor.saved && c->floor.written) + (c->qos.saved && c->qos.written) +
 		     (c->epp.saved && c->epp.written);
@@ -1018,4 +795,31 @@ int act_pending(const struct actuator *a)
 			n += c->disable[k].saved && c->disable[k].written;
 	}
 	return n;
+}
+
+void plat_choose(const struct platform *p, const struct plat_roots *r,
+		 enum act_backend want, struct act_choice *out)
+{
+	struct act_opts ao = {
+		.msr_root = r->msr_root, .sysfs_root = r->sysfs_root,
+		.proc_root = r->proc_root, .backend = want, .dry_run = true,
+		.floor = true, .idle = false, .nr_cpus = p->nr_cpus, .quiet = true,
+	};
+	struct actuator *a = NULL;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = act_open(&a, &ao);
+	if (err) {
+		out->backend = ACT_NONE;
+		out->refused = err == -EPERM;
+		/* truncated to fit, as the line it comes from may be longer */
+		fmt_checked(out->reason, sizeof(out->reason), "%s",
+			    act_last_error() ? act_last_error() : strerror(-err));
+		return;
+	}
+	out->backend = act_backend(a);
+	fmt_checked(out->reason, sizeof(out->reason), "%s", act_reason(a));
+	out->taints = act_taints(a);
+	act_close(a);
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "bpfgov.h"
+#include "act_knob.h"	/* act_saved, the save hook, msr_read/write, act_put_back_* */
 
 enum act_backend {
 	ACT_AUTO = 0,		/* intel-hwp, amd-cppc, cpufreq, none: first that works */
@@ -124,11 +125,6 @@ int act_reassert(struct actuator *a);
 int act_reassert_skip(struct actuator *a, const bool *skip);
 /* Restore every saved original (idempotent). 0 or the first -errno. */
 int act_restore(struct actuator *a);
-/* Put one original back unless it is already in place (the journal's
- * crash restore uses these too): 1 = in place, 0 = written, -errno. A
- * stand-in file without write bits counts as read-only (-EACCES). */
-int act_put_back_msr(int fd, bool is_file, __u32 msr, __u64 orig);
-int act_put_back_file(const char *path, const char *text, size_t len);
 /* Save, ahead of any decision, the original of every knob a floor (and,
  * with @idle, an idle pick) may write on every CPU that has one, through
  * the save hook: their first writes then wait for no disk. A knob saved
@@ -149,26 +145,30 @@ void act_close(struct actuator *a);
  * allowed: every governor polls). */
 #define ACT_QOS_POLL_ONLY	1u
 
-/* What act_save_original() captured, handed to the save hook once per
- * register/file before the first write to it (and again after a restore
- * when it is written anew). A future state journal (crash safety) hooks in
- * here: if the hook returns non-zero the write is not done and that value
- * is returned. Never called in dry-run (nothing is written). */
-struct act_saved {
-	int cpu;
-	bool is_msr;
-	const char *path;	/* the msr device/stand-in, or the sysfs file */
-	__u32 msr;		/* is_msr: register number */
-	__u64 msr_val;		/* is_msr: the original 8 bytes */
-	const char *text;	/* !is_msr: the original content, exact */
-	__u32 len;		/* !is_msr: its length in bytes */
-};
-typedef int (*act_save_hook_fn)(void *ctx, const struct act_saved *s);
+/* The save hook (struct act_saved, act_knob.h): called with each knob's
+ * original before the first write to it. */
 void act_set_save_hook(struct actuator *a, act_save_hook_fn fn, void *ctx);
 
-/* The one primitive where a stand-in file and the msr device differ:
- * /dev/cpu/N/msr reads MSR X at offset X, a regular file at offset 8*X. */
-int msr_read(int fd, bool is_file, __u32 msr, __u64 *val);
-int msr_write(int fd, bool is_file, __u32 msr, __u64 val);
+/*
+ * The backend order for @want (ACT_AUTO or a forced one) on @p (platform.h):
+ * fills @order (ACT_NONE-terminated, at most 4) with the backends to try,
+ * first the preferred one, and @reason with the one line `start` prints.
+ * Returns 0, or -EPERM when a forced MSR backend is refused (@reason says
+ * why; nothing may be written).
+ */
+int act_backend_plan(const struct platform *p, enum act_backend want,
+		     enum act_backend order[4], char *reason, size_t n);
+
+/* What `start` would pick here, found the way it finds it (the actuator
+ * opened in dry-run: reads only). */
+struct act_choice {
+	enum act_backend backend;
+	char reason[320];		/* why: the line `start` prints */
+	bool taints;			/* an MSR backend: every write taints */
+	bool refused;			/* a forced MSR backend was refused */
+};
+struct plat_roots;
+void plat_choose(const struct platform *p, const struct plat_roots *r,
+		 enum act_backend want, struct act_choice *out);
 
 #endif /* __BPFGOV_ACTUATE_H */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Platform facts and the floor-backend choice.
+ * Platform facts: what the machine offers for actuation, and who else
+ * writes the registers (below the actuator, which makes its backend plan
+ * from these facts: actuate.c).
  *
  * Who may write the performance request register, and at what price:
  * - every write through /dev/cpu/N/msr to a register the msr driver does
@@ -203,13 +205,9 @@ int plat_probe(struct platform *p, const struct plat_roots *r)
 	return 0;
 }
 
-enum act_backend plat_msr_layout(const struct platform *p)
+bool plat_msr_amd(const struct platform *p)
 {
-	if (!strcmp(p->vendor, "GenuineIntel"))
-		return ACT_INTEL_HWP;
-	if (!strcmp(p->vendor, "AuthenticAMD") || !strcmp(p->vendor, "HygonGenuine"))
-		return ACT_AMD_CPPC;
-	return ACT_NONE;
+	return !strcmp(p->vendor, "AuthenticAMD") || !strcmp(p->vendor, "HygonGenuine");
 }
 
 static bool is(const char *a, const char *b)
@@ -251,56 +249,6 @@ const char *plat_msr_refused(const struct platform *p, char *buf, size_t n)
 	return NULL;
 }
 
-int plat_backend_plan(const struct platform *p, enum act_backend want,
-		      enum act_backend order[4], char *reason, size_t n)
-{
-	char obuf[160], rbuf[160];
-	const char *owner = plat_msr_owner(p, obuf, sizeof(obuf));
-	const char *refused = plat_msr_refused(p, rbuf, sizeof(rbuf));
-	int k = 0;
-
-	if (want == ACT_INTEL_HWP || want == ACT_AMD_CPPC) {
-		if (owner || refused) {
-			snprintf(reason, n, "--backend %s refused: %s (use --backend cpufreq)",
-				 act_backend_name(want), refused ? refused : owner);
-			order[0] = ACT_NONE;
-			return -EPERM;
-		}
-		order[k++] = want;
-		order[k] = ACT_NONE;
-		snprintf(reason, n, "forced by --backend");
-		return 0;
-	}
-	if (want == ACT_CPUFREQ || want == ACT_NONE) {
-		order[k++] = want;
-		order[k] = ACT_NONE;
-		snprintf(reason, n, "forced by --backend");
-		return 0;
-	}
-	if (refused || owner) {
-		snprintf(reason, n, "%s", refused ? refused : owner);
-	} else if (!p->msr_driver) {
-		snprintf(reason, n, "no MSR driver (modprobe msr)");
-	} else {
-		if (plat_msr_layout(p) == ACT_AMD_CPPC) {
-			order[k++] = ACT_AMD_CPPC;
-			order[k++] = ACT_INTEL_HWP;
-		} else {
-			order[k++] = ACT_INTEL_HWP;
-			order[k++] = ACT_AMD_CPPC;
-		}
-		if (is(p->cpufreq_driver, "none"))
-			snprintf(reason, n, "no cpufreq driver: nothing else writes the min field");
-		else
-			snprintf(reason, n, "%s %s mode leaves the min field to its limits",
-				 is(p->cpufreq_driver, "intel_pstate") ? "intel_pstate" : "amd-pstate",
-				 *p->pstate_mode ? p->pstate_mode : "active");
-	}
-	order[k++] = ACT_CPUFREQ;
-	order[k] = ACT_NONE;
-	return 0;
-}
-
 void plat_taint_letters(unsigned long taint, char *buf, size_t n)
 {
 	/* kernel/panic.c taint_flags, bit order */
@@ -335,30 +283,4 @@ const char *plat_msr_taint_note(void)
 {
 	return "every MSR write taints the kernel (TAINT_CPU_OUT_OF_SPEC, 'S') and logs "
 	       "'Write to unrecognized MSR'; --backend cpufreq avoids it";
-}
-
-void plat_choose(const struct platform *p, const struct plat_roots *r,
-		 enum act_backend want, struct act_choice *out)
-{
-	struct act_opts ao = {
-		.msr_root = r->msr_root, .sysfs_root = r->sysfs_root,
-		.proc_root = r->proc_root, .backend = want, .dry_run = true,
-		.floor = true, .idle = false, .nr_cpus = p->nr_cpus, .quiet = true,
-	};
-	struct actuator *a = NULL;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	err = act_open(&a, &ao);
-	if (err) {
-		out->backend = ACT_NONE;
-		out->refused = err == -EPERM;
-		snprintf(out->reason, sizeof(out->reason), "%s",
-			 act_last_error() ? act_last_error() : strerror(-err));
-		return;
-	}
-	out->backend = act_backend(a);
-	snprintf(out->reason, sizeof(out->reason), "%s", act_reason(a));
-	out->taints = act_taints(a);
-	act_close(a);
 }

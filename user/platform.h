@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the machine offers for actuation, read under a sysfs root, a proc
- * root and an MSR root (so stand-in trees drive every branch), and the
- * backend choice made from it. User space only.
+ * root and an MSR root (so stand-in trees drive every branch). Below the
+ * actuator: the backend plan made from these facts is the actuator's
+ * (act_backend_plan(), actuate.h). User space only.
  */
 #ifndef __BPFGOV_PLATFORM_H
 #define __BPFGOV_PLATFORM_H
@@ -13,7 +14,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "actuate.h"
 #include "common.h"
 #include "json_writer.h"
 
@@ -66,8 +66,9 @@ struct platform {
  * Never fails on a missing file; -ENOMEM only. */
 int plat_probe(struct platform *p, const struct plat_roots *r);
 
-/* The MSR layout the CPU speaks: ACT_INTEL_HWP, ACT_AMD_CPPC or ACT_NONE. */
-enum act_backend plat_msr_layout(const struct platform *p);
+/* The CPU speaks AMD's CPPC MSRs (AuthenticAMD, HygonGenuine), else
+ * Intel's HWP ones. */
+bool plat_msr_amd(const struct platform *p);
 
 /* Who owns the MSR's min field: NULL when nobody rewrites it on its own
  * updates (intel_pstate active, amd-pstate active, no cpufreq driver),
@@ -78,26 +79,7 @@ const char *plat_msr_owner(const struct platform *p, char *buf, size_t n);
  * ("kernel lockdown (integrity)", "msr.allow_writes=off"). */
 const char *plat_msr_refused(const struct platform *p, char *buf, size_t n);
 
-/*
- * The backend order for @want (ACT_AUTO or a forced one) on @p: fills
- * @order (ACT_NONE-terminated, at most 4) with the backends to try, first
- * the preferred one, and @reason with the one line `start` prints.
- * Returns 0, or -EPERM when a forced MSR backend is refused (@reason says
- * why; nothing may be written).
- */
-int plat_backend_plan(const struct platform *p, enum act_backend want,
-		      enum act_backend order[4], char *reason, size_t n);
-
-/* What `start` would pick here, found the way it finds it (the actuator
- * opened in dry-run: reads only). */
-struct act_choice {
-	enum act_backend backend;
-	char reason[320];		/* why: the line `start` prints */
-	bool taints;			/* an MSR backend: every write taints */
-	bool refused;			/* a forced MSR backend was refused */
-};
-void plat_choose(const struct platform *p, const struct plat_roots *r,
-		 enum act_backend want, struct act_choice *out);
+struct act_choice;	/* what `start` would pick (actuate.h) */
 
 /* Everything `probe --json` shows, as fields of the open object of @w
  * (probe, validate's report, status); @ch may be NULL. */

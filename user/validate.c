@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "actuate.h"
 #include "cli.h"
 #include "common.h"
 #include "gov.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/platform.c and user/measure.c: the backend plan for
- * each platform mode (who owns the request register, lockdown,
- * allow_writes), refused forced MSR backends, taint letters, and the RAPL
- * energy counter's wrap-around.
+ * Unit tests of user/platform.c and user/measure.c, with the backend plan
+ * (actuate.c) for each platform mode (who owns the request register,
+ * lockdown, allow_writes), refused forced MSR backends, taint letters, and
+ * the RAPL energy counter's wrap-around.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "actuate.h"
 #include "measure.h"
 #include "platform.h"
 
@@ -40,7 +41,7 @@ static void plan(const struct platform *p, enum act_backend want, int rc,
 	enum act_backend order[4];
 	char why[320];
 
-	assert_int_equal(plat_backend_plan(p, want, order, why, sizeof(why)), rc);
+	assert_int_equal(act_backend_plan(p, want, order, why, sizeof(why)), rc);
 	if (!rc)
 		assert_int_equal(order[0], first);
 	if (!strstr(why, reason))
