@@ -4,7 +4,7 @@
 #
 #   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [govopt=--OPTION]...
 #       groups: trace smoke scx error stress kill9 partial bench
-#       (default: scx error stress kill9 partial; bench is `make bench-vm`;
+#       (default: trace scx error stress kill9 partial; bench is `make bench-vm`;
 #       trace is tracepoint mode, which every supported kernel runs; on a
 #       kernel without sched_ext the scheduler groups are skipped)
 #
@@ -117,6 +117,20 @@ stop_gov() {
 }
 dump_log() { sed 's/^/#   /' $LOG | tail -n ${1:-15}; }
 
+# busy_checks PREFIX: both CPUs spin -> util, floor and the MSR min go up.
+# Read while the load runs: floors fall within tens of ms after it ends.
+busy_checks() {
+	$BENCH spin 2 5 > /dev/null &
+	bpid=$!
+	sleep 3
+	u_busy=$(max_field util); f_busy=$(max_field floor); m_busy=$(max_min)
+	wait $bpid
+	diag "${1}busy: max util $u_busy, max floor $f_busy, max HWP min $m_busy (orig 8)"
+	check "${1}busy workload raises util (>= 600)" [ "${u_busy:-0}" -ge 600 ]
+	check "${1}busy workload raises the floor (>= 600)" [ "${f_busy:-0}" -ge 600 ]
+	check "${1}fake --msr-root: HWP_REQUEST min moved up (> 8)" [ "${m_busy:-0}" -gt 8 ]
+}
+
 # Arguments: group names, plus rounds=N / secs=N / configs=A,B / workloads=A,B
 # / icount=1 (the VM counts instructions: tests/vm/run.sh) for the bench.
 groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT=
@@ -131,7 +145,7 @@ for a in "$@"; do
 	*) groups="$groups $a" ;;
 	esac
 done
-groups=${groups:-scx error stress kill9 partial}
+groups=${groups:-trace scx error stress kill9 partial}
 want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 
 echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
@@ -156,6 +170,12 @@ if want trace && [ -x $GOV ]; then
 	qos_orig=$(cat /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us 2>/dev/null)
 	$GOV probe > /tmp/probe.txt 2>&1
 	sed 's/^/#   probe: /' /tmp/probe.txt
+	# Verifier figures, each object loaded alone (nothing attached).
+	if [ -x /bin/bpfgov-veristat ]; then
+		objs=/bpf/bpfgov_trace.bpf.o
+		[ -d $SCX ] && objs="$objs /bpf/bpfgov_scx.bpf.o"
+		/bin/bpfgov-veristat $objs 2>&1 | sed 's/^/# /'
+	fi
 	: > $LOG
 	t0=$(now)
 	$GOV start --mode trace --msr-root $MSR --backend intel-hwp > $LOG 2>&1 &
@@ -167,15 +187,7 @@ if want trace && [ -x $GOV ]; then
 		check "trace: status reports mode trace" sh -c "$GOV status --json | grep -q '\"mode\":\"trace\"'"
 		$GOV status > /tmp/status.txt 2>&1
 		sed 's/^/#   status: /' /tmp/status.txt | head -n 12
-		$BENCH spin 2 5 > /dev/null &
-		bpid=$!
-		sleep 3
-		u_busy=$(max_field util); f_busy=$(max_field floor); m_busy=$(max_min)
-		wait $bpid
-		diag "trace busy: max util $u_busy, max floor $f_busy, max HWP min $m_busy (orig 8)"
-		check "trace: busy workload raises util (>= 600)" [ "${u_busy:-0}" -ge 600 ]
-		check "trace: busy workload raises the floor (>= 600)" [ "${f_busy:-0}" -ge 600 ]
-		check "trace: HWP_REQUEST min moved up (> 8)" [ "${m_busy:-0}" -gt 8 ]
+		busy_checks "trace: "
 		ie=$(max_field idle_entries)
 		check "trace: cpu_idle events counted ($ie)" [ "${ie:-0}" -gt 0 ]
 		stop_gov; r=$?
@@ -224,17 +236,7 @@ if want scx && [ -x $GOV ]; then
 	tpid=$!
 	sleep 1
 
-	# Busy: both CPUs spin -> util, floor and the MSR min go up.  Read
-	# while the load runs: floors fall within tens of ms after it ends.
-	$BENCH spin 2 5 > /dev/null &
-	bpid=$!
-	sleep 3
-	u_busy=$(max_field util); f_busy=$(max_field floor); m_busy=$(max_min)
-	wait $bpid
-	diag "busy: max util $u_busy, max floor $f_busy, max HWP min $m_busy (orig 8)"
-	check "busy workload raises util (>= 600)" [ "${u_busy:-0}" -ge 600 ]
-	check "busy workload raises the floor (>= 600)" [ "${f_busy:-0}" -ge 600 ]
-	check "fake --msr-root: HWP_REQUEST min moved up (> 8)" [ "${m_busy:-0}" -gt 8 ]
+	busy_checks ""
 
 	# Sleep: util and floor fall.  Judged from the decisions streamed
 	# meanwhile (reading `status` would itself make a CPU busy).
