@@ -111,21 +111,37 @@ static __always_inline void gov_learn_timer_base(__u32 cpu, struct hrtimer_cpu_b
 	s->timer_src = BPFGOV_TIMER_TRACEPOINT;
 }
 
-/* Absolute expiry of @cpu's next timer event, 0 when unknown. A plain
- * load through a read-only cast (the JIT guards it against faults), not a
- * bpf_probe_read_kernel() call: this runs at every idle entry. */
+/*
+ * expires_next of the hrtimer_cpu_base at @base (non-zero). A plain load
+ * through a read-only cast (the JIT guards it against faults), not a
+ * bpf_probe_read_kernel() call: this runs at every idle entry. Kernels
+ * before 6.2 have no bpf_rdonly_cast kfunc (libbpf resolves the weak
+ * extern to 0, and the verifier drops the branch that calls it): there
+ * the field is read with the helper, a call more per read.
+ */
+static __always_inline __s64 gov_expires_next(__u64 base)
+{
+	struct hrtimer_cpu_base *cb = (void *)base;
+	__s64 t = 0;
+
+	if (bpf_ksym_exists(bpf_rdonly_cast))
+		return bpf_core_cast(cb, struct hrtimer_cpu_base)->expires_next;
+	if (bpf_core_read(&t, sizeof(t), &cb->expires_next))
+		return 0;
+	return t;
+}
+
+/* Absolute expiry of @cpu's next timer event, 0 when unknown. */
 static __always_inline __u64 gov_next_timer(__u32 cpu)
 {
 	__u64 base = timer_base[cpu & (BPFGOV_MAX_CPUS - 1)];
-	struct hrtimer_cpu_base *cb;
 	__s64 t;
 
 	/* An object without the program that learns them (the sched_ext
 	 * scheduler) knows no timer base: no load at each idle entry. */
 	if (GOV_LEARNS_TIMER_BASE == 0 || !base)
 		return 0;
-	cb = bpf_core_cast((void *)base, struct hrtimer_cpu_base);
-	t = cb->expires_next;
+	t = gov_expires_next(base);
 	return t > 0 ? (__u64)t : 0;
 }
 

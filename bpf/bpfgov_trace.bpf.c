@@ -121,12 +121,10 @@ int BPF_PROG(bpfgov_waking, struct task_struct *p)
 static __always_inline __u64 gov_timer_expiry(__u32 cpu)
 {
 	__u64 base = timer_base[cpu & (BPFGOV_MAX_CPUS - 1)];
-	struct hrtimer_cpu_base *cb;
 
 	if (!base)
 		return 0;
-	cb = bpf_core_cast((void *)base, struct hrtimer_cpu_base);
-	return (__u64)cb->expires_next;
+	return (__u64)gov_expires_next(base);
 }
 
 /* A tick that may have something to do, out of line: the common path

@@ -13,6 +13,7 @@
 #include "gov.h"
 #include "log.h"
 #include "json_writer.h"
+#include "kfeat.h"
 #include "platform.h"
 
 static const char probe_usage[] =
@@ -20,7 +21,8 @@ static const char probe_usage[] =
 "What the machine offers: CPU vendor/family/model, HWP/CPPC, the cpufreq\n"
 "driver and its mode, EPP, the cpufreq governor, lockdown, msr allow_writes,\n"
 "taint flags, the cpuidle driver and governor, hybrid core types, sched_ext,\n"
-"BTF, per-CPU ksyms, and the floor backend 'start' picks with its reason.\n"
+"BTF, per-CPU ksyms, the floor backend 'start' picks with its reason, and\n"
+"the kernel against bpfgov's minimum (" KFEAT_MIN_KERNEL "): what it lacks, what degrades.\n"
 "Reads only.\n\n"
 "  --json              one JSON object\n"
 "  --sysfs-root DIR    sysfs (" DEFAULT_SYSFS_ROOT ")\n"
@@ -157,6 +159,7 @@ int do_probe(int argc, char **argv)
 	struct plat_roots r;
 	struct platform p;
 	struct act_choice ch;
+	struct kfeat kf;
 	int err;
 
 	err = cli_parse("probe", probe_usage, argc, argv, "json sysfs-root proc-root msr-root", &o);
@@ -171,6 +174,7 @@ int do_probe(int argc, char **argv)
 		return 1;
 	}
 	plat_choose(&p, &r, ACT_AUTO, &ch);
+	kfeat_read(NULL, &kf);
 	if (o.json) {
 		json_writer_t *w = jsonw_new(stdout);
 
@@ -178,10 +182,13 @@ int do_probe(int argc, char **argv)
 			return 1;
 		jsonw_start_object(w);
 		plat_json_fields(w, &p, r.msr_root, &ch);
+		kfeat_json(w, &kf);
 		jsonw_end_object(w);
 		jsonw_destroy(&w);
 	}
-	else
+	else {
 		probe_text(&p, &r, &ch);
+		kfeat_print(&kf);
+	}
 	return 0;
 }

@@ -36,6 +36,7 @@
 #include "config.h"
 #include "gov.h"
 #include "journal.h"
+#include "kfeat.h"
 #include "json_writer.h"
 #include "log.h"
 #include "metrics.h"
@@ -1431,6 +1432,8 @@ static int start_main(struct start_opts *o)
 		pr_warn("--mode scx: this kernel has no sched_ext (/sys/kernel/sched_ext); use --mode trace\n");
 		return 1;
 	}
+	if (g.mode == BPFGOV_MODE_TRACE && kfeat_check_trace(o->btf_path))
+		return 1;
 	if (build_config(&g, NULL))
 		return EXIT_USAGE;
 	if (g.gc.follow_ppd && open_ppd(&g))

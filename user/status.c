@@ -13,6 +13,7 @@
 #include "config.h"
 #include "gov.h"
 #include "json_writer.h"
+#include "kfeat.h"
 #include "log.h"
 #include "tunables.h"
 
@@ -83,6 +84,7 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 {
 	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
 	json_writer_t *w = jsonw_new(stdout);
+	struct kfeat kf;
 	size_t i;
 	int cpu, k;
 
@@ -107,6 +109,9 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 	jsonw_name(w, "actuator");
 	jsonw_raw(w, act);
 	jsonw_string_field(w, "next_timer", timer_src_name(snapshot_timer_src(s)));
+	kfeat_read(NULL, &kf);
+	jsonw_string_field(w, "next_timer_read",
+			   s->ctl.mode == BPFGOV_MODE_TRACE ? kfeat_next_timer(&kf) : NULL);
 	jsonw_name(w, "cpus");
 	jsonw_start_array(w);
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -222,6 +227,7 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 			const struct gov_config *gc)
 {
 	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	struct kfeat kf;
 	size_t i;
 	int cpu;
 
@@ -238,6 +244,10 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 		status_actuator(act);
 	printf("next timer: %s%s\n", timer_src_name(snapshot_timer_src(s)),
 	       snapshot_timer_src(s) ? "" : " (idle choice from history alone)");
+	if (s->ctl.mode == BPFGOV_MODE_TRACE) {
+		kfeat_read(NULL, &kf);
+		printf("next timer read: %s\n", kfeat_next_timer(&kf));
+	}
 	printf("%4s %5s %6s %5s %-10s %5s %4s %-9s %10s %9s %9s %9s\n", "CPU", "UTIL", "TARGET",
 	       "FLOOR", "WHY", "HOLD", "PICK", "WHY", "EXP_IDLEus", "COST1_us", "TOO_DEEP",
 	       "SHALLOW");

@@ -37,7 +37,7 @@ inputs=("$busybox:/bin/busybox"
 for o in "$BUILD"/bpf/*.bpf.o; do
 	[ -f "$o" ] && inputs+=("$o:/bpf/$(basename "$o")")
 done
-for b in "$BUILD/bpfgov-work" "$BUILD/vm/scxbench" "$BUILD/vm/scx-smoke" ${EXTRA_BINS:-}; do
+for b in "$BUILD/bpfgov-work" "$BUILD/vm/scxbench" "$BUILD/vm/scx-smoke" "$BUILD/vm/bpfgov-veristat" ${EXTRA_BINS:-}; do
 	[ -x "$b" ] && inputs+=("$b:/bin/$(basename "$b")")
 done
 # Dynamic binaries bring their libraries and the ELF interpreter.

@@ -39,7 +39,10 @@ if [ -z "$kernel" ]; then
 fi
 [ -f "$initrd" ] || { echo "run.sh: no initramfs $initrd"; echo "0 passed, 1 failed"; exit 1; }
 
-append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init"
+# VM_APPEND adds kernel options, VM_CPU picks the CPU model (max),
+# VM_QEMU_OPTS adds QEMU options (one kernel may need a recipe of its own:
+# tests/vm/kernels.sh).
+append="console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init${VM_APPEND:+ $VM_APPEND}"
 [ ${#guest_args[@]} -gt 0 ] && append="$append -- ${guest_args[*]}"
 
 mkdir -p "$(dirname "$log")"
@@ -58,13 +61,13 @@ icount=()
 # The TCG guest kernel rarely oopses during early boot (int3 while live
 # patching kernel text, before our /init runs).  That is QEMU/TCG, not
 # bpfgov: boot again, but only when the guest tests never started.
-for attempt in 1 2 3; do
+for attempt in $(seq 1 "${VM_BOOTS:-3}"); do
 	echo "run.sh: qemu $accel${icount:+ ${icount[*]}}, 2 vCPUs, ${mem} MiB, timeout ${timeout_s}s, log $log (boot $attempt)"
 	start=$(date +%s)
 	# The serial console ends lines with CR LF; strip the CR so summary
 	# lines are plain.  stdin is /dev/null: qemu must not read the
 	# caller's terminal.
-	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu max -smp 2 -m "$mem" \
+	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu "${VM_CPU:-max}" -smp 2 -m "$mem" ${VM_QEMU_OPTS:-} \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		-nographic -no-reboot -nodefaults -serial stdio -monitor none \
 		< /dev/null 2>&1 | sed -u 's/\r//g' | tee "$log"

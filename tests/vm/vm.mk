@@ -31,9 +31,9 @@ BENCH_VM_BEFORE ?=
 # -icount, tests/vm/run.sh): the figures are path lengths, the same from
 # boot to boot (to about 1 in 1000), so two builds compare across boots.
 VM_ICOUNT ?=
-VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke
+VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke $(VM_DIR)/bpfgov-veristat
 
-.PHONY: check-vm bench-vm vm-kernel vmlinux-h vm-initrd scx-simple
+.PHONY: check-kernels check-vm bench-vm vm-kernel vmlinux-h vm-initrd scx-simple
 
 # The kernel's own minimal scheduler, tools/sched_ext/scx_simple, built from
 # the VM kernel's linux-source (bench-vm only: the package is ~160 MB).
@@ -58,6 +58,11 @@ $(VM_DIR):
 $(VM_DIR)/scxbench: tests/vm/scxbench.c | $(VM_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
+
+# Verifier figures per program (tests/vm/kernels.sh reads them).
+$(VM_DIR)/bpfgov-veristat: tests/vm/veristat.c | $(VM_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -o $@ $< $(LDLIBS)
 
 # A govloader-independent driver of user/scx.c (debugging the scheduler).
 $(VM_DIR)/scx-smoke: tests/vm/scx-smoke.c $(BUILD)/user/scx.o $(BUILD)/user/util.o | $(VM_DIR)
@@ -93,3 +98,11 @@ bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple
 		$(if $(BENCH_CONFIGS),configs=$(BENCH_CONFIGS)) $(if $(BENCH_WORKLOADS),workloads=$(BENCH_WORKLOADS))
 	$(Q)bash tests/vm/bench-report.sh $(BENCH_VM_LOG) $(wildcard $(BENCH_VM_BEFORE)) \
 		$(if $(BENCH_CONFIGS)$(BENCH_WORKLOADS),,--write docs/SCX.md docs/BENCHMARKS.md)
+
+# The kernel matrix (tests/vm/kernels.sh): 6.1, 6.12, 7.3 and the host's
+# verifier figures. KERNELS picks some (e.g. KERNELS=6.1); a full run
+# (no KERNELS) writes the table into docs/KERNELS.md.
+KERNELS ?=
+check-kernels: vm-initrd
+	$(Q)BUILD=$(BUILD) VM_TIMEOUT=$(VM_TIMEOUT) bash tests/vm/kernels.sh \
+		$(if $(KERNELS),,--write docs/KERNELS.md) $(KERNELS)
