@@ -187,8 +187,8 @@ int do_restore(int argc, char **argv)
 		return 1;
 	err = gov_lock_take(&fd, &owner);
 	if (err == -EBUSY) {
-		pr_warn("bpfgov is running (pid %d); 'govloader stop' restores everything\n",
-			(int)owner);
+		pr_warn("bpfgov is running (pid %d); %s restores everything\n", (int)owner,
+			gov_lock_stop_hint());
 		return 1;
 	}
 	if (err)

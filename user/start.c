@@ -1440,7 +1440,8 @@ static int start_main(struct start_opts *o)
 		return 1;
 	err = gov_lock_take(&g.lock_fd, &owner);
 	if (err == -EBUSY) {
-		pr_warn("bpfgov is already running (pid %d); 'govloader stop' first\n", (int)owner);
+		pr_warn("bpfgov is already running (pid %d); %s first\n", (int)owner,
+			gov_lock_stop_hint());
 		return 1;
 	}
 	if (err)
