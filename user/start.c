@@ -440,7 +440,15 @@ static int init_maps(struct gov *g)
 	if (bpf_map_update_elem(cfg_fd, &zero, &g->cfg, BPF_ANY))
 		return -errno;
 	for (cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		struct act_cpu_info ai = {};
+
 		pol_cpu_init(&s, &g->cfg);
+		/* The floor the CPU has is the one applied (none at the
+		 * first load): a floor_min above it is then a decision like
+		 * a run-time 'set floor_min', applied the same way (a
+		 * sleeping CPU's when it runs), not a state taken for done. */
+		act_cpu_info(g->act, cpu, &ai);
+		s.floor = ai.last_floor;
 		s.qos_limit_us = act_orig_qos_us(g->act, cpu);
 		if (bpf_map_update_elem(g->cpu_fd, &cpu, &s, BPF_ANY))
 			return -errno;
