@@ -92,13 +92,18 @@ int journal_restore_entry(const struct journal_entry *e);
  * Restore every record of <dir>/journal (last written first) and remove
  * the file when all are back. *restored: knobs rewritten, *records: valid
  * records. Returns 0, -ENOENT (no journal), or the first -errno (the
- * journal is kept so that a later restore retries; a journal with corrupt
- * records is renamed to journal.bad after the rest is restored).
+ * journal is kept so that a later restore retries; -EBADMSG: corrupt
+ * records, the rest restored, the journal kept: it blocks start until the
+ * user repairs it or discards it, journal_discard()).
  * The caller holds the lock.
  */
 int journal_restore(const char *dir, int *restored, int *records, int *pid);
 
-/* `govloader restore [--pin-root DIR]`. */
+/* The user's decision on a journal that cannot be restored whole: move
+ * <dir>/journal to journal.discarded (kept for reference, never read). */
+int journal_discard(const char *dir);
+
+/* `govloader restore [--discard] [--pin-root DIR]`. */
 int do_restore(int argc, char **argv);
 
 #endif /* __BPFGOV_JOURNAL_H */

@@ -349,7 +349,7 @@ static int restore_stale_journal(struct gov *g)
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
-		pr_warn("cannot restore what a dead instance changed (journal %s/%s); fix the cause and run 'govloader restore'\n",
+		pr_warn("start refused: the journal %s/%s of a dead instance cannot be restored whole; 'govloader restore' says why, 'govloader restore --discard' drops it once you have checked its knobs\n",
 			gov_run_dir(), GOV_JOURNAL_FILE);
 		return err;
 	}

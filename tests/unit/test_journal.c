@@ -270,6 +270,34 @@ static void test_restore(void **state)
 	assert_memory_equal(buf, "0\n", 2);
 	assert_false(journal_exists(run));
 
+	/* a corrupt record: the rest restored, the journal kept where it is
+	 * (every retry says the same) until journal_discard() moves it */
+	assert_int_equal(journal_init(&j, run), 0);
+	hook_file(j, qos0, "0\n", 2);
+	hook_msr(j, msr0, HWP_REQ, REQ_VAL);
+	journal_free(j);
+	{
+		char jb[8192], moved[PATH_MAX + 16];
+		size_t jl = get_file(jpath, jb, sizeof(jb));
+		char *p = strstr(jb, "val=0x");
+
+		p[8] ^= 1;
+		put_file(jpath, jb, jl);
+		put_file(qos0, "7\n", 2);
+		assert_int_equal(journal_restore(run, &restored, &records, &pid), -EBADMSG);
+		assert_int_equal(records, 1);
+		assert_int_equal(get_file(qos0, buf, sizeof(buf)), 2);
+		assert_memory_equal(buf, "0\n", 2);	/* the valid one is back */
+		assert_true(journal_exists(run));
+		assert_int_equal(journal_restore(run, &restored, &records, &pid), -EBADMSG);
+		assert_true(journal_exists(run));
+		assert_int_equal(journal_discard(run), 0);
+		assert_false(journal_exists(run));
+		snprintf(moved, sizeof(moved), "%s.discarded", jpath);
+		assert_int_equal(get_file(moved, buf, sizeof(buf)) > 0, 1);
+		unlink(moved);
+	}
+
 	/* journal_finish after a clean stop removes it */
 	assert_int_equal(journal_init(&j, run), 0);
 	hook_file(j, qos0, "0\n", 2);
