@@ -107,9 +107,10 @@ out:
 int journal_restore(const char *dir, int *restored, int *records, int *pid)
 {
 	char path[PATH_MAX], msg[128], *buf = NULL;
+	char msr_root[PATH_MAX], sysfs_root[PATH_MAX];
 	struct journal_entry *v = NULL;
 	size_t len = 0, nr = 0, i;
-	int err, bad = 0, first = 0, r;
+	int err, bad = 0, refused = 0, first = 0, r;
 
 	*restored = *records = *pid = 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, GOV_JOURNAL_FILE);
@@ -122,6 +123,11 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 		return err;
 	}
 	err = journal_parse(buf, len, &v, &nr, &bad, pid, msg, sizeof(msg));
+	if (!err && journal_roots(buf, len, msr_root, sysfs_root, sizeof(msr_root))) {
+		free(v);
+		snprintf(msg, sizeof(msg), "bad roots in the header");
+		err = -EINVAL;
+	}
 	free(buf);
 	if (err == -EINVAL && len == 0) {
 		/* created, crashed before the header reached the disk: no
@@ -135,6 +141,12 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 	}
 	*records = nr;
 	for (i = nr; i-- > 0;) {
+		if (!journal_entry_in_roots(&v[i], msr_root, sysfs_root)) {
+			pr_warn("%s: refused to write %s: outside the roots the instance was started with (MSR %s, sysfs %s)\n",
+				path, v[i].path, msr_root, sysfs_root);
+			refused++;
+			continue;
+		}
 		r = journal_restore_entry(&v[i]);
 		if (r < 0 && !first)
 			first = r;
@@ -144,10 +156,12 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 	free(v);
 	if (first)
 		return first;	/* keep the journal: a later restore retries */
+	if (refused && !bad)
+		return -EBADMSG;	/* kept, as below; each said in its line */
 	if (bad) {
 		/* kept where it is: until the user decides, it blocks start */
 		pr_warn("%s: %d corrupt record(s) cannot be restored (the other %d are back); their knobs may still be changed\n",
-			path, bad, (int)nr);
+			path, bad, (int)nr - refused);
 		return -EBADMSG;
 	}
 	if (unlink(path) && errno != ENOENT)

@@ -1499,7 +1499,7 @@ static int start_main(struct start_opts *o)
 		goto cleanup;
 	render_platform(&g);
 	if (!o->dry_run) {
-		err = journal_init(&g.jnl, gov_run_dir());
+		err = journal_init(&g.jnl, gov_run_dir(), o->msr_root, o->sysfs_root);
 		if (err) {
 			pr_warn("out of memory\n");
 			goto cleanup;

@@ -161,7 +161,7 @@ mkdir -p "$RUN"
 v=$(printf '%#018x' $(( HWP_REQ | 0x20 )))
 line="msr cpu=0 reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$MSR/0/msr"
 crc() { printf '%s' "$1" | gzip -c | tail -c 8 | od -An -t x4 -N 4 | tr -d ' \n'; }
-hdr="bpfgov-journal 1 pid=4242"
+hdr="bpfgov-journal 1 pid=4242 msr_root=$MSR sysfs_root=$SYS"
 printf '%s crc=%s\n%s crc=%s\nmsr cpu=1 reg=0x774 val=0x00' "$hdr" "$(crc "$hdr")" "$line" "$(crc "$line")" >"$JNL"
 chmod 0600 "$JNL"
 msr_file_write "$MSR/0/msr" $((0x774)) $(( HWP_REQ | 0x20 ))
@@ -196,6 +196,24 @@ check "restore --discard: exit 0 (rc $rc), says where the journal went" \
 check "start runs again once the user decided" gov_start "${START[@]}" --no-idle --no-floor --duration 1
 gov_wait
 is "that start exits 0" "$GOV_RC" 0
+rm -f "$JNL.discarded"
+# restore writes only under the roots the instance was started with (its
+# journal's header names them): a record naming another path is refused.
+echo "do not touch" >"$T_TMP/victim"
+out1="file cpu=0 len=2 text=300a path=$T_TMP/victim"
+out2="msr cpu=0 reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$T_TMP/victim"
+out3="file cpu=0 len=2 text=300a path=$SYS/../victim"
+printf '%s crc=%s\n' "$hdr" "$(crc "$hdr")" >"$JNL"
+for l in "$out1" "$out2" "$out3"; do printf '%s crc=%s\n' "$l" "$(crc "$l")" >>"$JNL"; done
+chmod 0600 "$JNL"
+"$GOV" restore >"$T_TMP/out" 2>&1
+rc=$?
+check "a record outside the roots: exit 1 (rc $rc), the journal kept" bash -c "[ $rc -eq 1 ] && test -s '$JNL'"
+check "it names the path and the roots" \
+	grep -q "$JNL: refused to write $T_TMP/victim: outside the roots the instance was started with (MSR $MSR, sysfs $SYS)" "$T_TMP/out"
+is "three refused, one line each" "$(grep -c 'refused to write' "$T_TMP/out")" 3
+is "the file outside is untouched" "$(cat "$T_TMP/victim")" "do not touch"
+"$GOV" restore --discard >/dev/null 2>&1
 rm -f "$JNL.discarded"
 
 # 5. restore while bpfgov runs is refused; the instance keeps running.
