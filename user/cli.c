@@ -11,7 +11,7 @@
 
 enum {
 	O_PIN = 256, O_JSON, O_CPU, O_COUNT, O_ALL, O_TIMEOUT, O_TIME, O_SYSFS, O_PROC,
-	O_MSR, O_OUT, O_QUICK,
+	O_MSR, O_OUT, O_QUICK, O_DISCARD,
 };
 
 int cli_common_opt(const char *cmd, const char *usage, int c, char **argv)
@@ -63,6 +63,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		{ "msr-root", required_argument, NULL, O_MSR },
 		{ "out", required_argument, NULL, O_OUT },
 		{ "quick", no_argument, NULL, O_QUICK },
+		{ "discard", no_argument, NULL, O_DISCARD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -82,7 +83,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":vqh", lo, &idx)) != -1) {
-		if (c >= O_PIN && c <= O_QUICK) {
+		if (c >= O_PIN && c <= O_DISCARD) {
 			name = lo[c - O_PIN].name;
 			if (!str_has_word(allowed, name)) {
 				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
@@ -99,6 +100,7 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		case O_MSR: o->msr_root = optarg; break;
 		case O_OUT: o->out = optarg; break;
 		case O_QUICK: o->quick = true; break;
+		case O_DISCARD: o->discard = true; break;
 		case O_CPU:
 			if (parse_u32(optarg, 0, BPFGOV_MAX_CPUS - 1, &v)) {
 				pr_warn("%s: --cpu '%s': expected a CPU number\n", cmd, optarg);

@@ -24,13 +24,14 @@ struct cli_opts {
 	const char *msr_root;	/* --msr-root (DEFAULT_MSR_ROOT) */
 	const char *out;	/* --out DIR (NULL) */
 	bool quick;		/* --quick */
+	bool discard;		/* --discard */
 	int argi;		/* first positional argument */
 };
 
 /*
  * Parse -v/-q/-h and the long options named in @allowed (space separated:
  * "pin-root json cpu count all timeout sysfs-root proc-root msr-root out
- * quick"; "ARGS" admits positional
+ * quick discard"; "ARGS" admits positional
  * arguments, from argv[o->argi]). Returns 0, 1 after printing @usage for
  * --help, or -EINVAL after one clear line.
  */

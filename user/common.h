@@ -42,11 +42,20 @@ struct bpf_map *gov_obj_map(const struct bpf_object *obj, const char *name);
  * others are pinned by name through the open options' pin_root_path). */
 int gov_obj_pin_globals(struct bpf_object *obj, const char *pin_root);
 
-/* --- single-instance lock (pins.c) --- */
-/* Take the lock (non-blocking). On -EBUSY *owner is the live owner. */
+/* --- single-instance locks (pins.c) --- */
+/* One instance per machine, whatever its run directory and pin root. */
+#define GOV_MACHINE_LOCK	"/run/bpfgov.lock"
+/* Take the machine lock and the run directory's (non-blocking). On -EBUSY
+ * *owner is the live owner; -EEXIST: a dead instance's journal waits in
+ * another run directory (said in one line). */
 int gov_lock_take(int *fd, pid_t *owner);
-/* Live owner's pid, 0 if nobody holds the lock. */
+/* Live owner's pid of this run directory, 0 if nobody holds its lock. */
 pid_t gov_lock_owner(void);
+/* Live owner's pid of the machine lock (any run directory), 0 if none. */
+pid_t gov_machine_owner(void);
+/* After gov_lock_take()'s -EBUSY or gov_machine_owner(): how to stop
+ * that owner ("'govloader stop'", with its BPFGOV_RUN_DIR when not ours). */
+const char *gov_lock_stop_hint(void);
 void gov_lock_release(int fd);
 
 /* --- system facts (sysinfo.c) --- */

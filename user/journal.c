@@ -29,6 +29,7 @@
 
 struct journal {
 	char dir[PATH_MAX];
+	char roots[2 * 3 * PATH_MAX + 32];	/* " msr_root=.. sysfs_root=..", escaped */
 	char path[PATH_MAX];
 	int fd;
 	int nr;
@@ -97,13 +98,17 @@ int run_dir_secure(const char *dir)
 
 /* ----------------------------------------------------------- writer */
 
-int journal_init(struct journal **out, const char *dir)
+int journal_init(struct journal **out, const char *dir, const char *msr_root,
+		 const char *sysfs_root)
 {
 	struct journal *j = calloc(1, sizeof(*j));
+	char m[3 * PATH_MAX], y[3 * PATH_MAX];
 
 	if (!j)
 		return -ENOMEM;
-	if (fmt_checked(j->dir, sizeof(j->dir), "%s", dir) < 0 ||
+	if (pct_escape(m, sizeof(m), msr_root) < 0 || pct_escape(y, sizeof(y), sysfs_root) < 0 ||
+	    fmt_checked(j->roots, sizeof(j->roots), " msr_root=%s sysfs_root=%s", m, y) < 0 ||
+	    fmt_checked(j->dir, sizeof(j->dir), "%s", dir) < 0 ||
 	    fmt_checked(j->path, sizeof(j->path), "%s/%s", dir, GOV_JOURNAL_FILE) < 0) {
 		free(j);
 		return -ENAMETOOLONG;
@@ -123,7 +128,7 @@ static size_t seal(char *line, size_t len, size_t size)
 
 static int journal_create(struct journal *j)
 {
-	char line[128];
+	char line[sizeof(j->roots) + 128];
 	size_t n;
 	int err;
 
@@ -134,7 +139,7 @@ static int journal_create(struct journal *j)
 		pr_warn("cannot create the journal %s: %s\n", j->path, strerror(-err));
 		return err;
 	}
-	n = snprintf(line, sizeof(line), "%s pid=%d", JOURNAL_MAGIC, (int)getpid());
+	n = snprintf(line, sizeof(line), "%s pid=%d%s", JOURNAL_MAGIC, (int)getpid(), j->roots);
 	n = seal(line, n, sizeof(line));
 	err = write_full(j->fd, line, n);
 	if (!err && fdatasync(j->fd))
@@ -413,9 +418,12 @@ int journal_parse(const char *buf, size_t len, struct journal_entry **out, size_
 				free(v);
 				return -EINVAL;
 			}
-			if (pl > (long)ml + 5 && !memcmp(p + ml, " pid=", 5) &&
-			    !parse_ull(p + ml + 5, pl - ml - 5, 10, 0x7fffffff, &x))
-				*pid = (int)x;
+			if (pl > (long)ml + 5 && !memcmp(p + ml, " pid=", 5)) {
+				const char *b = p + ml + 5, *e = memchr(b, ' ', p + pl - b);
+
+				if (!parse_ull(b, (e ? e : p + pl) - b, 10, 0x7fffffff, &x))
+					*pid = (int)x;
+			}
 			continue;
 		}
 		if (!nl)
@@ -450,4 +458,57 @@ int journal_parse(const char *buf, size_t len, struct journal_entry **out, size_
 	*out = v;
 	*nr = n;
 	return 0;
+}
+
+/* "name=<escaped>" among the header's fields, unescaped into @out. */
+static int header_field(const char *hdr, size_t len, const char *name, char *out, size_t size)
+{
+	const char *p = hdr, *end = hdr + len, *v;
+	size_t vl;
+
+	while (p < end && (p = memchr(p, ' ', end - p))) {
+		p++;
+		if (!field(&p, end, name, &v, &vl))
+			return pct_unescape(out, size, v, vl) || out[0] != '/' ? -EINVAL : 0;
+	}
+	return -ENOENT;
+}
+
+int journal_roots(const char *buf, size_t len, char *msr_root, char *sysfs_root, size_t size)
+{
+	const char *nl = memchr(buf, '\n', len);
+	size_t hl = nl ? (size_t)(nl - buf) : len;
+	int err;
+
+	if (hl > 13)
+		hl -= 13;	/* " crc=XXXXXXXX", checked by journal_parse() */
+	err = header_field(buf, hl, "msr_root", msr_root, size);
+	if (err == -ENOENT)	/* a journal of an older bpfgov: the defaults */
+		snprintf(msr_root, size, "%s", DEFAULT_MSR_ROOT);
+	else if (err)
+		return err;
+	err = header_field(buf, hl, "sysfs_root", sysfs_root, size);
+	if (err == -ENOENT)
+		snprintf(sysfs_root, size, "%s", DEFAULT_SYSFS_ROOT);
+	else if (err)
+		return err;
+	return 0;
+}
+
+bool journal_entry_in_roots(const struct journal_entry *e, const char *msr_root,
+			    const char *sysfs_root)
+{
+	char want[PATH_MAX + 32];
+	size_t rl = strlen(sysfs_root);
+	const char *p;
+
+	if (e->is_msr)
+		return snprintf(want, sizeof(want), "%s/%d/msr", msr_root, e->cpu) <
+		       (int)sizeof(want) && !strcmp(e->path, want);
+	if (strncmp(e->path, sysfs_root, rl) || (e->path[rl] != '/' && (!rl || sysfs_root[rl - 1] != '/')))
+		return false;
+	for (p = e->path; (p = strstr(p, "/..")); p += 3)
+		if (p[3] == '/' || !p[3])
+			return false;	/* no way out of the root */
+	return true;
 }

@@ -10,7 +10,7 @@
  * Format (append-only text, one checksummed record per line, readable by
  * eye so that an operator can undo by hand; docs/OPERATIONS.md):
  *
- *   bpfgov-journal 1 pid=<pid> crc=<crc32>
+ *   bpfgov-journal 1 pid=<pid> msr_root=<escaped> sysfs_root=<escaped> crc=<crc32>
  *   msr cpu=<n> reg=0x<msr> val=0x<16 hex digits> path=<escaped> crc=<crc32>
  *   file cpu=<n> len=<n> text=<hex bytes> path=<escaped> crc=<crc32>
  *
@@ -44,8 +44,10 @@ struct journal;
 int run_dir_secure(const char *dir);
 
 /* A journal in @dir; the file is created (0600, O_EXCL, O_NOFOLLOW) at the
- * first record. */
-int journal_init(struct journal **out, const char *dir);
+ * first record. Its header records the instance's roots: restore writes
+ * nothing outside them. */
+int journal_init(struct journal **out, const char *dir, const char *msr_root,
+		 const char *sysfs_root);
 /* act_save_hook_fn: append @s and fdatasync before the actuator writes. */
 int journal_hook(void *ctx, const struct act_saved *s);
 /* Records appended between journal_hold() and journal_flush() are flushed
@@ -75,6 +77,12 @@ struct journal_entry {
 };
 
 bool journal_exists(const char *dir);
+/* The roots named by a journal's header (@size bytes each; the defaults
+ * for a journal without them). 0 or -EINVAL. */
+int journal_roots(const char *buf, size_t len, char *msr_root, char *sysfs_root, size_t size);
+/* @e names <msr_root>/<cpu>/msr, or a file under @sysfs_root (no ".."). */
+bool journal_entry_in_roots(const struct journal_entry *e, const char *msr_root,
+			    const char *sysfs_root);
 /* The CRC-32 (IEEE) that seals each journal line. */
 __u32 journal_crc32(const void *data, size_t len);
 /* Parse a journal's bytes. @out gets the valid records, first record per
@@ -92,13 +100,18 @@ int journal_restore_entry(const struct journal_entry *e);
  * Restore every record of <dir>/journal (last written first) and remove
  * the file when all are back. *restored: knobs rewritten, *records: valid
  * records. Returns 0, -ENOENT (no journal), or the first -errno (the
- * journal is kept so that a later restore retries; a journal with corrupt
- * records is renamed to journal.bad after the rest is restored).
+ * journal is kept so that a later restore retries; -EBADMSG: corrupt
+ * records, the rest restored, the journal kept: it blocks start until the
+ * user repairs it or discards it, journal_discard()).
  * The caller holds the lock.
  */
 int journal_restore(const char *dir, int *restored, int *records, int *pid);
 
-/* `govloader restore [--pin-root DIR]`. */
+/* The user's decision on a journal that cannot be restored whole: move
+ * <dir>/journal to journal.discarded (kept for reference, never read). */
+int journal_discard(const char *dir);
+
+/* `govloader restore [--discard] [--pin-root DIR]`. */
 int do_restore(int argc, char **argv);
 
 #endif /* __BPFGOV_JOURNAL_H */

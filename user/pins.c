@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pin root, bpffs and the single-instance lock. Every mode pins the same
+ * Pin root, bpffs and the single-instance locks. Every mode pins the same
  * maps by name under one root (LIBBPF_PIN_BY_NAME), so status/tail/dump
  * work without knowing which mode produced them. The lock, not a pid file,
  * says whether an owner is alive: a dead owner's flock is gone with it.
@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "journal.h"
 #include "log.h"
 
 const char *const gov_pinned_maps[] = {
@@ -200,6 +201,143 @@ static pid_t read_pid(int fd)
 	return n > 0 ? (pid_t)strtol(buf, NULL, 10) : 0;
 }
 
+/*
+ * The machine lock: registers, sysfs knobs and the cpufreq/idle state
+ * belong to the machine, not to a run directory, so one instance runs per
+ * machine whatever its run directory and pin root. It holds "<pid>\n<run
+ * directory>\n" of its holder; the holder's run directory stays in it
+ * after a crash (it is emptied only when that directory has no journal
+ * left), so that an instance elsewhere does not journal a dead one's
+ * changed values as originals.
+ */
+static int machine_fd = -1;
+static char machine_dir[PATH_MAX];	/* the other instance's run directory */
+
+/* *pid and the run directory (into machine_dir) recorded in @fd. */
+static pid_t read_machine(int fd)
+{
+	char buf[PATH_MAX + 32] = {};
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *nl, *dir;
+
+	machine_dir[0] = '\0';
+	if (n <= 0)
+		return 0;
+	dir = strchr(buf, '\n');
+	if (dir && (nl = strchr(++dir, '\n')) && *dir == '/') {
+		*nl = '\0';
+		snprintf(machine_dir, sizeof(machine_dir), "%s", dir);
+	}
+	return (pid_t)strtol(buf, NULL, 10);
+}
+
+static int machine_open(void)
+{
+	const char *path = GOV_MACHINE_LOCK;
+	struct stat st;
+	int fd, err;
+
+	/* /run is a tmpfs made at boot; where it is missing, make it as
+	 * the boot would (root's, 0755) */
+	if (mkdir("/run", 0755) && errno != EEXIST) {
+		err = -errno;
+		pr_warn("cannot create /run for the machine lock %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (lstat("/run", &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+		pr_warn("/run is not a directory owned by root and writable only by it; the machine lock %s is not trusted there\n",
+			path);
+		return -EPERM;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	if (fd < 0) {
+		err = -errno;
+		pr_warn("cannot open the machine lock %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+		pr_warn("%s is not a regular file owned by uid %u (planted by someone else?)\n",
+			path, (unsigned int)geteuid());
+		close(fd);
+		return -EPERM;
+	}
+	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600)) {
+		err = -errno;
+		pr_warn("cannot chmod 0600 %s: %s\n", path, strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The machine lock, or -EBUSY with *owner its live holder's pid (and its
+ * run directory in machine_dir); -EEXIST when a dead holder left a
+ * journal in another run directory (said in one line). */
+static int machine_take(pid_t *owner)
+{
+	char buf[PATH_MAX + 32], jnl[PATH_MAX + 16];
+	const char *dir = gov_run_dir();
+	struct stat st;
+	pid_t prev;
+	int fd, err, n;
+
+	fd = machine_open();
+	if (fd < 0)
+		return fd;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		err = -errno;
+		*owner = read_machine(fd);
+		close(fd);
+		return err == -EWOULDBLOCK ? -EBUSY : err;
+	}
+	prev = read_machine(fd);
+	if (machine_dir[0] && strcmp(machine_dir, dir) &&
+	    snprintf(jnl, sizeof(jnl), "%s/%s", machine_dir, GOV_JOURNAL_FILE) < (int)sizeof(jnl) &&
+	    !lstat(jnl, &st)) {
+		pr_warn("a dead instance (pid %d) left its journal %s: run 'BPFGOV_RUN_DIR=%s govloader restore' first\n",
+			(int)prev, jnl, machine_dir);
+		close(fd);
+		return -EEXIST;
+	}
+	n = snprintf(buf, sizeof(buf), "%d\n%s\n", (int)getpid(), dir);
+	if (n >= (int)sizeof(buf) || ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
+		err = n >= (int)sizeof(buf) ? -ENAMETOOLONG : -errno;
+		pr_warn("cannot write the machine lock %s: %s\n", GOV_MACHINE_LOCK, strerror(-err));
+		close(fd);
+		return err;
+	}
+	machine_fd = fd;
+	return 0;
+}
+
+const char *gov_lock_stop_hint(void)
+{
+	static char hint[PATH_MAX + 64];
+
+	if (!machine_dir[0] || !strcmp(machine_dir, gov_run_dir()))
+		return "'govloader stop'";
+	snprintf(hint, sizeof(hint), "'BPFGOV_RUN_DIR=%s govloader stop'", machine_dir);
+	return hint;
+}
+
+pid_t gov_machine_owner(void)
+{
+	pid_t pid = 0;
+	int fd = open(GOV_MACHINE_LOCK, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+
+	machine_dir[0] = '\0';
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			pid = read_machine(fd);
+	} else {
+		flock(fd, LOCK_UN);
+	}
+	close(fd);
+	return pid;
+}
+
 int gov_lock_take(int *out_fd, pid_t *owner)
 {
 	char path[PATH_MAX], buf[32];
@@ -209,27 +347,35 @@ int gov_lock_take(int *out_fd, pid_t *owner)
 	err = lock_path(path, sizeof(path));
 	if (err)
 		return err;
+	err = machine_take(owner);
+	if (err)
+		return err;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		err = -errno;
 		pr_warn("cannot open lock %s: %s\n", path, strerror(-err));
-		return err;
+		goto fail;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err = -errno;
 		*owner = read_pid(fd);
 		close(fd);
-		return err == -EWOULDBLOCK ? -EBUSY : err;
+		err = err == -EWOULDBLOCK ? -EBUSY : err;
+		goto fail;
 	}
 	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
 		err = -errno;
 		pr_warn("cannot write lock %s: %s\n", path, strerror(-err));
 		close(fd);
-		return err;
+		goto fail;
 	}
 	*out_fd = fd;
 	return 0;
+fail:
+	close(machine_fd);
+	machine_fd = -1;
+	return err;
 }
 
 pid_t gov_lock_owner(void)
@@ -254,10 +400,20 @@ pid_t gov_lock_owner(void)
 
 void gov_lock_release(int fd)
 {
+	char jnl[PATH_MAX];
+
 	if (fd < 0)
 		return;
-	/* Keep the file: unlinking it would race with a new taker. */
+	/* Keep the files: unlinking them would race with a new taker. */
 	if (ftruncate(fd, 0))
 		pr_debug("cannot truncate lock: %s\n", strerror(errno));
 	close(fd);
+	if (machine_fd < 0)
+		return;
+	/* a journal left behind keeps our run directory named */
+	snprintf(jnl, sizeof(jnl), "%s/%s", gov_run_dir(), GOV_JOURNAL_FILE);
+	if (!path_exists(jnl) && ftruncate(machine_fd, 0))
+		pr_debug("cannot truncate %s: %s\n", GOV_MACHINE_LOCK, strerror(errno));
+	close(machine_fd);
+	machine_fd = -1;
 }

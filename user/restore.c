@@ -106,10 +106,11 @@ out:
 
 int journal_restore(const char *dir, int *restored, int *records, int *pid)
 {
-	char path[PATH_MAX], bad_path[PATH_MAX + 8], msg[128], *buf = NULL;
+	char path[PATH_MAX], msg[128], *buf = NULL;
+	char msr_root[PATH_MAX], sysfs_root[PATH_MAX];
 	struct journal_entry *v = NULL;
 	size_t len = 0, nr = 0, i;
-	int err, bad = 0, first = 0, r;
+	int err, bad = 0, refused = 0, first = 0, r;
 
 	*restored = *records = *pid = 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, GOV_JOURNAL_FILE);
@@ -122,6 +123,11 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 		return err;
 	}
 	err = journal_parse(buf, len, &v, &nr, &bad, pid, msg, sizeof(msg));
+	if (!err && journal_roots(buf, len, msr_root, sysfs_root, sizeof(msr_root))) {
+		free(v);
+		snprintf(msg, sizeof(msg), "bad roots in the header");
+		err = -EINVAL;
+	}
 	free(buf);
 	if (err == -EINVAL && len == 0) {
 		/* created, crashed before the header reached the disk: no
@@ -130,11 +136,17 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 		return 0;
 	}
 	if (err) {
-		pr_warn("%s: %s; move it away by hand after checking it\n", path, msg);
+		pr_warn("%s: %s\n", path, msg);
 		return err;
 	}
 	*records = nr;
 	for (i = nr; i-- > 0;) {
+		if (!journal_entry_in_roots(&v[i], msr_root, sysfs_root)) {
+			pr_warn("%s: refused to write %s: outside the roots the instance was started with (MSR %s, sysfs %s)\n",
+				path, v[i].path, msr_root, sysfs_root);
+			refused++;
+			continue;
+		}
 		r = journal_restore_entry(&v[i]);
 		if (r < 0 && !first)
 			first = r;
@@ -144,13 +156,12 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 	free(v);
 	if (first)
 		return first;	/* keep the journal: a later restore retries */
+	if (refused && !bad)
+		return -EBADMSG;	/* kept, as below; each said in its line */
 	if (bad) {
-		snprintf(bad_path, sizeof(bad_path), "%s.bad", path);
-		pr_warn("%s: %d corrupt record(s) could not be restored; kept as %s\n", path, bad,
-			bad_path);
-		if (rename(path, bad_path))
-			unlink(path);
-		fsync_dir(dir);
+		/* kept where it is: until the user decides, it blocks start */
+		pr_warn("%s: %d corrupt record(s) cannot be restored (the other %d are back); their knobs may still be changed\n",
+			path, bad, (int)nr - refused);
 		return -EBADMSG;
 	}
 	if (unlink(path) && errno != ENOENT)
@@ -159,13 +170,34 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 	return 0;
 }
 
+int journal_discard(const char *dir)
+{
+	char path[PATH_MAX], to[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, GOV_JOURNAL_FILE);
+	snprintf(to, sizeof(to), "%s.discarded", path);
+	if (rename(path, to)) {
+		pr_warn("cannot move %s to %s: %s\n", path, to, strerror(errno));
+		return -errno;
+	}
+	fsync_dir(dir);
+	pr_warn("discarded: the journal is moved to %s and never read again; what it could not restore stays as it is now\n",
+		to);
+	return 0;
+}
+
 static const char restore_usage[] =
-"Usage: govloader restore [--pin-root DIR]\n"
+"Usage: govloader restore [--discard] [--pin-root DIR]\n"
 "Put back every register and file a dead 'govloader start' changed (after a\n"
 "crash or kill -9), from its journal in $BPFGOV_RUN_DIR or /run/bpfgov, then\n"
 "remove the journal and stale pins. Refused while bpfgov runs ('stop'\n"
 "restores). With no journal there is nothing to do: one line, exit 0.\n"
-"Exit: 0 restored or nothing to do, 1 error (journal kept).\n";
+"A journal that cannot be restored whole (a corrupt record, a knob that\n"
+"cannot be written) is kept and 'start' refuses to run until it is resolved:\n"
+"fix the cause and run 'restore' again, or check the knobs it names by hand\n"
+"and decide with --discard: restore what can be, then move the journal to\n"
+"journal.discarded (never read again).\n"
+"Exit: 0 restored, nothing to do or discarded, 1 error (journal kept).\n";
 
 int do_restore(int argc, char **argv)
 {
@@ -175,7 +207,7 @@ int do_restore(int argc, char **argv)
 	int fd = -1, err, ret = 1, restored, records, pid;
 	pid_t owner;
 
-	err = cli_parse("restore", restore_usage, argc, argv, "pin-root", &co);
+	err = cli_parse("restore", restore_usage, argc, argv, "pin-root discard", &co);
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	pin_root = co.pin_root;
@@ -187,8 +219,8 @@ int do_restore(int argc, char **argv)
 		return 1;
 	err = gov_lock_take(&fd, &owner);
 	if (err == -EBUSY) {
-		pr_warn("bpfgov is running (pid %d); 'govloader stop' restores everything\n",
-			(int)owner);
+		pr_warn("bpfgov is running (pid %d); %s restores everything\n", (int)owner,
+			gov_lock_stop_hint());
 		return 1;
 	}
 	if (err)
@@ -197,9 +229,15 @@ int do_restore(int argc, char **argv)
 	if (err == -ENOENT) {
 		pr_info("nothing to restore: no journal in %s\n", dir);
 		ret = 0;
+	} else if (err && co.discard) {
+		if (journal_discard(dir))
+			goto out;
+		ret = 0;
 	} else if (err) {
-		pr_warn("restore incomplete; the journal %s/%s is kept, fix the cause and run 'govloader restore' again\n",
-			dir, GOV_JOURNAL_FILE);
+		pr_warn("restore incomplete; the journal %s/%s is kept and 'start' refuses to run until it is resolved: %s\n",
+			dir, GOV_JOURNAL_FILE, err == -EBADMSG || err == -EINVAL ?
+			"check the knobs it names, then 'govloader restore --discard'" :
+			"fix the cause and run 'govloader restore' again (or '--discard')");
 		goto out;
 	} else {
 		pr_info("restored %d of %d register(s)/file(s) from the journal of pid %d (%d already in place)\n",

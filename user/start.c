@@ -350,7 +350,7 @@ static int restore_stale_journal(struct gov *g)
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
-		pr_warn("cannot restore what a dead instance changed (journal %s/%s); fix the cause and run 'govloader restore'\n",
+		pr_warn("start refused: the journal %s/%s of a dead instance cannot be restored whole; 'govloader restore' says why, 'govloader restore --discard' drops it once you have checked its knobs\n",
 			gov_run_dir(), GOV_JOURNAL_FILE);
 		return err;
 	}
@@ -441,7 +441,15 @@ static int init_maps(struct gov *g)
 	if (bpf_map_update_elem(cfg_fd, &zero, &g->cfg, BPF_ANY))
 		return -errno;
 	for (cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		struct act_cpu_info ai = {};
+
 		pol_cpu_init(&s, &g->cfg);
+		/* The floor the CPU has is the one applied (none at the
+		 * first load): a floor_min above it is then a decision like
+		 * a run-time 'set floor_min', applied the same way (a
+		 * sleeping CPU's when it runs), not a state taken for done. */
+		act_cpu_info(g->act, cpu, &ai);
+		s.floor = ai.last_floor;
 		s.qos_limit_us = act_orig_qos_us(g->act, cpu);
 		if (bpf_map_update_elem(g->cpu_fd, &cpu, &s, BPF_ANY))
 			return -errno;
@@ -1443,7 +1451,8 @@ static int start_main(struct start_opts *o)
 		return 1;
 	err = gov_lock_take(&g.lock_fd, &owner);
 	if (err == -EBUSY) {
-		pr_warn("bpfgov is already running (pid %d); 'govloader stop' first\n", (int)owner);
+		pr_warn("bpfgov is already running (pid %d); %s first\n", (int)owner,
+			gov_lock_stop_hint());
 		return 1;
 	}
 	if (err)
@@ -1493,7 +1502,7 @@ static int start_main(struct start_opts *o)
 		goto cleanup;
 	render_platform(&g);
 	if (!o->dry_run) {
-		err = journal_init(&g.jnl, gov_run_dir());
+		err = journal_init(&g.jnl, gov_run_dir(), o->msr_root, o->sysfs_root);
 		if (err) {
 			pr_warn("out of memory\n");
 			goto cleanup;

@@ -29,6 +29,11 @@ int do_stop(int argc, char **argv)
 		return 1;
 	}
 	pid = gov_lock_owner();
+	if (!pid && (pid = gov_machine_owner())) {
+		pr_warn("bpfgov runs (pid %d) with another run directory; %s stops it\n",
+			(int)pid, gov_lock_stop_hint());
+		return 1;
+	}
 	if (!pid) {
 		pr_warn("bpfgov is not running\n");
 		return EXIT_NOT_RUNNING;

@@ -152,14 +152,16 @@ is "restore succeeds once the knob is writable again" "$?" 0
 check "exact original bytes are back" same_as_orig
 check "journal gone" test ! -e "$JNL"
 
-# 4. A torn last record (crash during the append) is ignored; a corrupt
-# record is reported and the journal kept as journal.bad.
+# 4. A torn last record (crash during the append) is ignored; a journal
+# with a corrupt record cannot be restored whole: it is kept where it is,
+# every restore says so, and start refuses to run (it would journal the
+# changed value as the original) until the user decides: restore --discard.
 seed
 mkdir -p "$RUN"
 v=$(printf '%#018x' $(( HWP_REQ | 0x20 )))
 line="msr cpu=0 reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$MSR/0/msr"
 crc() { printf '%s' "$1" | gzip -c | tail -c 8 | od -An -t x4 -N 4 | tr -d ' \n'; }
-hdr="bpfgov-journal 1 pid=4242"
+hdr="bpfgov-journal 1 pid=4242 msr_root=$MSR sysfs_root=$SYS"
 printf '%s crc=%s\n%s crc=%s\nmsr cpu=1 reg=0x774 val=0x00' "$hdr" "$(crc "$hdr")" "$line" "$(crc "$line")" >"$JNL"
 chmod 0600 "$JNL"
 msr_file_write "$MSR/0/msr" $((0x774)) $(( HWP_REQ | 0x20 ))
@@ -168,11 +170,51 @@ is "restore of a journal with a torn last line exits 0" "$?" 0
 check "the whole record is restored, the torn one ignored" same_as_orig
 printf '%s crc=%s\n%s crc=00000000\n' "$hdr" "$(crc "$hdr")" "$line" >"$JNL"
 chmod 0600 "$JNL"
+cp "$JNL" "$T_TMP/bad-journal"
+msr_file_write "$MSR/1/msr" $((0x774)) $(( HWP_REQ | 0x20 ))
+for n in first second; do
+	"$GOV" restore >"$T_TMP/out" 2>&1
+	rc=$?
+	check "a corrupt record, $n restore: exit 1 (rc $rc)" [ "$rc" -eq 1 ]
+	check "a corrupt record, $n restore: says so" \
+		grep -q "$JNL: 1 corrupt record(s) cannot be restored (the other 0 are back); their knobs may still be changed" "$T_TMP/out"
+	check "a corrupt record, $n restore: the journal is kept, as said, where it was" \
+		bash -c "grep -q \"the journal $JNL is kept and 'start' refuses to run until it is resolved: check the knobs it names, then 'govloader restore --discard'\" '$T_TMP/out' && cmp -s '$JNL' '$T_TMP/bad-journal' && test ! -e '$JNL.bad'"
+done
+"$GOV" start "${START[@]}" --no-idle --duration 2 >"$T_TMP/out" 2>&1
+rc=$?
+check "start over it: refused, exit 1 (rc $rc)" [ "$rc" -eq 1 ]
+check "start says why and what to do" \
+	grep -q "start refused: the journal $JNL of a dead instance cannot be restored whole; 'govloader restore' says why, 'govloader restore --discard' drops it once you have checked its knobs" "$T_TMP/out"
+check "start wrote nothing and kept the journal" \
+	bash -c "cmp -s '$JNL' '$T_TMP/bad-journal' && test ! -e '$PIN/cpu_state'"
+is "cpu1's changed value is still the one the user must check" "$(min_field 1)" $(( (HWP_REQ | 0x20) & 0xff ))
+"$GOV" restore --discard >"$T_TMP/out" 2>&1
+rc=$?
+check "restore --discard: exit 0 (rc $rc), says where the journal went" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'discarded: the journal is moved to $JNL.discarded and never read again' '$T_TMP/out' && test ! -e '$JNL' && cmp -s '$JNL.discarded' '$T_TMP/bad-journal'"
+check "start runs again once the user decided" gov_start "${START[@]}" --no-idle --no-floor --duration 1
+gov_wait
+is "that start exits 0" "$GOV_RC" 0
+rm -f "$JNL.discarded"
+# restore writes only under the roots the instance was started with (its
+# journal's header names them): a record naming another path is refused.
+echo "do not touch" >"$T_TMP/victim"
+out1="file cpu=0 len=2 text=300a path=$T_TMP/victim"
+out2="msr cpu=0 reg=0x774 val=$(printf '%#018x' "$HWP_REQ") path=$T_TMP/victim"
+out3="file cpu=0 len=2 text=300a path=$SYS/../victim"
+printf '%s crc=%s\n' "$hdr" "$(crc "$hdr")" >"$JNL"
+for l in "$out1" "$out2" "$out3"; do printf '%s crc=%s\n' "$l" "$(crc "$l")" >>"$JNL"; done
+chmod 0600 "$JNL"
 "$GOV" restore >"$T_TMP/out" 2>&1
 rc=$?
-check "a corrupt record: exit 1, reported, kept as journal.bad (rc $rc)" \
-	bash -c "[ $rc -eq 1 ] && grep -q 'corrupt record' '$T_TMP/out' && test -e '$JNL.bad' && test ! -e '$JNL'"
-rm -f "$JNL.bad"
+check "a record outside the roots: exit 1 (rc $rc), the journal kept" bash -c "[ $rc -eq 1 ] && test -s '$JNL'"
+check "it names the path and the roots" \
+	grep -q "$JNL: refused to write $T_TMP/victim: outside the roots the instance was started with (MSR $MSR, sysfs $SYS)" "$T_TMP/out"
+is "three refused, one line each" "$(grep -c 'refused to write' "$T_TMP/out")" 3
+is "the file outside is untouched" "$(cat "$T_TMP/victim")" "do not touch"
+"$GOV" restore --discard >/dev/null 2>&1
+rm -f "$JNL.discarded"
 
 # 5. restore while bpfgov runs is refused; the instance keeps running.
 seed

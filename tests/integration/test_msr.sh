@@ -79,4 +79,23 @@ bg taskset -c 1 "$WORK" spin --cpu 1 --duration 2
 gov_wait
 check "--dry-run leaves MSR files untouched" same_as_orig
 check "--dry-run logs what it would write" grep -q "would write" "$GOV_LOG"
+
+# 7. A floor_min given at start is applied though no decision flows (quiet
+# CPUs, no idle picks): through the same path as a run-time 'set', a
+# sleeping CPU's when it runs. floor_max=900 too: whatever the load on the
+# machine, the policy's floor stays 900 and never moves. 900 of HWP 8..40
+# is min 36.
+seed_msrs
+check "start --set floor_min=900 --set floor_max=900 --no-idle comes up" \
+	gov_start --msr-root "$MSR" --no-idle --set floor_min=900 --set floor_max=900 --duration 30
+at_floor_min() {
+	local c
+	for c in $(online_cpus); do [ "$(min_field "$c")" -eq 36 ] || return 1; done
+}
+for i in $(seq 1 100); do at_floor_min && break; sleep 0.1; done
+check "every online CPU's HWP min is floor_min's (36): $(for c in $(online_cpus); do printf 'cpu%s %s ' "$c" "$(min_field "$c")"; done)" at_floor_min
+is "status: the applied floor of cpu0 is floor_min" "$(status_get '.actuator.cpus[0].last_floor')" 900
+"$GOV" stop >/dev/null 2>&1
+gov_wait
+check "original MSR bytes are back after stop (floor_min case)" same_as_orig
 t_done

@@ -34,7 +34,7 @@
 #define REQ_VAL		0x0000002a80002808ULL	/* min 8, max 40, EPP 0x80, window 0x2a */
 
 static char root[64], run[128], msr0[256], qos0[256], odd[256];
-static char jpath[256];
+static char jpath[256], msr_dir[128];
 static int saved_stderr = -1;
 
 static void put_file(const char *path, const void *data, size_t len)
@@ -92,6 +92,7 @@ static int setup(void **state)
 		 root);
 	snprintf(odd, sizeof(odd), "%s/a dir%%with 100%% odd\tname", root);
 	snprintf(jpath, sizeof(jpath), "%s/%s", run, GOV_JOURNAL_FILE);
+	snprintf(msr_dir, sizeof(msr_dir), "%s/msr", root);
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s/msr/0 %s/sys/devices/system/cpu/cpu0/power && "
 		 "truncate -s %d %s", root, root, 8 * 0x775, msr0);
 	if (system(cmd))
@@ -150,7 +151,7 @@ static void test_roundtrip(void **state)
 	char *buf;
 
 	unlink(jpath);
-	assert_int_equal(journal_init(&j, run), 0);
+	assert_int_equal(journal_init(&j, run, msr_dir, root), 0);
 	assert_false(journal_exists(run));		/* created at the first record */
 	hook_msr(j, msr0, HWP_REQ, REQ_VAL);
 	hook_file(j, qos0, "0\n", 2);
@@ -200,7 +201,7 @@ static void test_torn_and_corrupt(void **state)
 	int bad, pid;
 
 	unlink(jpath);
-	assert_int_equal(journal_init(&j, run), 0);
+	assert_int_equal(journal_init(&j, run, msr_dir, root), 0);
 	hook_msr(j, msr0, HWP_REQ, REQ_VAL);
 	hook_file(j, qos0, "0\n", 2);
 	journal_free(j);
@@ -240,7 +241,7 @@ static void test_restore(void **state)
 	msr_put(msr0, HWP_REQ, REQ_VAL);
 	put_file(qos0, "0\n", 2);
 	put_file(odd, "", 0);
-	assert_int_equal(journal_init(&j, run), 0);
+	assert_int_equal(journal_init(&j, run, msr_dir, root), 0);
 	hook_msr(j, msr0, HWP_REQ, REQ_VAL);
 	hook_file(j, qos0, "0\n", 2);
 	hook_file(j, odd, "", 0);
@@ -257,7 +258,7 @@ static void test_restore(void **state)
 	assert_int_equal(journal_restore(run, &restored, &records, &pid), -ENOENT);
 
 	/* a read-only knob: restore fails, the journal stays for a retry */
-	assert_int_equal(journal_init(&j, run), 0);
+	assert_int_equal(journal_init(&j, run, msr_dir, root), 0);
 	hook_file(j, qos0, "0\n", 2);
 	journal_free(j);
 	put_file(qos0, "7\n", 2);
@@ -270,8 +271,36 @@ static void test_restore(void **state)
 	assert_memory_equal(buf, "0\n", 2);
 	assert_false(journal_exists(run));
 
+	/* a corrupt record: the rest restored, the journal kept where it is
+	 * (every retry says the same) until journal_discard() moves it */
+	assert_int_equal(journal_init(&j, run, msr_dir, root), 0);
+	hook_file(j, qos0, "0\n", 2);
+	hook_msr(j, msr0, HWP_REQ, REQ_VAL);
+	journal_free(j);
+	{
+		char jb[8192], moved[PATH_MAX + 16];
+		size_t jl = get_file(jpath, jb, sizeof(jb));
+		char *p = strstr(jb, "val=0x");
+
+		p[8] ^= 1;
+		put_file(jpath, jb, jl);
+		put_file(qos0, "7\n", 2);
+		assert_int_equal(journal_restore(run, &restored, &records, &pid), -EBADMSG);
+		assert_int_equal(records, 1);
+		assert_int_equal(get_file(qos0, buf, sizeof(buf)), 2);
+		assert_memory_equal(buf, "0\n", 2);	/* the valid one is back */
+		assert_true(journal_exists(run));
+		assert_int_equal(journal_restore(run, &restored, &records, &pid), -EBADMSG);
+		assert_true(journal_exists(run));
+		assert_int_equal(journal_discard(run), 0);
+		assert_false(journal_exists(run));
+		snprintf(moved, sizeof(moved), "%s.discarded", jpath);
+		assert_int_equal(get_file(moved, buf, sizeof(buf)) > 0, 1);
+		unlink(moved);
+	}
+
 	/* journal_finish after a clean stop removes it */
-	assert_int_equal(journal_init(&j, run), 0);
+	assert_int_equal(journal_init(&j, run, msr_dir, root), 0);
 	hook_file(j, qos0, "0\n", 2);
 	assert_int_equal(journal_finish(j), 0);
 	journal_free(j);
@@ -299,7 +328,7 @@ static void test_with_actuator(void **state)
 	put_file(qos0, "0\n", 2);
 	bpfgov_config_defaults(&c);
 	unlink(jpath);
-	assert_int_equal(journal_init(&j, run), 0);
+	assert_int_equal(journal_init(&j, run, msr_dir, root), 0);
 	assert_int_equal(act_open(&a, &o), 0);
 	act_set_save_hook(a, journal_hook, j);
 	assert_int_equal(act_set_floor(a, 0, 1024), 0);
