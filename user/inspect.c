@@ -12,6 +12,14 @@
 #include "common.h"
 #include "gov.h"
 #include "log.h"
+#include "bpfgov_policy.h"
+
+__u32 gov_util_now(const struct bpfgov_cpu_state *s, const struct bpfgov_config *c, __u64 now)
+{
+	if (!s->seg_start_ns || now <= s->seg_start_ns)
+		return s->util;
+	return pol_util_at(s, c, now, s->seg_busy_ns + pol_open_busy(s, now));
+}
 
 int snapshot_read(const char *pin_root, struct snapshot *s)
 {
