@@ -134,6 +134,17 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 
 # User objects include the skeletons: generate them first; -MMD records
 # the real dependencies for the next build.
+# The version `govloader --version` prints, kept here alone: the release,
+# and the commit where the tree is a git checkout (a tarball: the release).
+RELEASE := 0.1.0
+VERSION ?= $(RELEASE)$(shell v=$$(git -C $(CURDIR) describe --always --dirty 2>/dev/null) && echo "+git.$$v")
+VERSION_STAMP := $(BUILD)/version.stamp
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(BUILD)/user/govloader.o: $(VERSION_STAMP)
+$(BUILD)/user/govloader.o: private ALL_CFLAGS += -DGOV_VERSION='"$(VERSION)"'
+
 $(BUILD)/user/%.o: user/%.c $(FLAGS_STAMP) | $(BUILD)/user $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@

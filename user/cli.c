@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "common.h"
 #include "log.h"
@@ -36,6 +38,35 @@ int cli_common_opt(const char *cmd, const char *usage, int c, char **argv)
 			cmd, argv[optind - 1], cmd);
 		return -EINVAL;
 	}
+}
+
+int cli_seconds(const char *cmd, const char *opt, const char *arg, double *out)
+{
+	int err = parse_seconds(arg, out);
+
+	if (err == -ERANGE && strtod(arg, NULL) > 0)
+		pr_warn("%s: --%s '%s': out of range (0, %d] seconds\n", cmd, opt,
+			str_esc(arg), CLI_SECONDS_MAX);
+	else if (err)
+		pr_warn("%s: --%s '%s': expected seconds > 0\n", cmd, opt, str_esc(arg));
+	return err ? -EINVAL : 0;
+}
+
+int cli_root_check(const char *cmd, const char *opt, const char *dir)
+{
+	struct stat st;
+	int err;
+
+	if (stat(dir, &st)) {
+		err = -errno;
+		pr_warn("%s: --%s %s: %s\n", cmd, opt, str_esc(dir), strerror(-err));
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		pr_warn("%s: --%s %s: not a directory\n", cmd, opt, str_esc(dir));
+		return -ENOTDIR;
+	}
+	return 0;
 }
 
 int cli_no_args(const char *cmd, int argc, char **argv)
@@ -95,9 +126,21 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		case O_PIN: o->pin_root = optarg; break;
 		case O_JSON: o->json = true; break;
 		case O_ALL: o->all = true; break;
-		case O_SYSFS: o->sysfs_root = optarg; break;
-		case O_PROC: o->proc_root = optarg; break;
-		case O_MSR: o->msr_root = optarg; break;
+		case O_SYSFS:
+			if (cli_root_check(cmd, "sysfs-root", optarg))
+				return -EINVAL;
+			o->sysfs_root = optarg;
+			break;
+		case O_PROC:
+			if (cli_root_check(cmd, "proc-root", optarg))
+				return -EINVAL;
+			o->proc_root = optarg;
+			break;
+		case O_MSR:
+			if (cli_root_check(cmd, "msr-root", optarg))
+				return -EINVAL;
+			o->msr_root = optarg;
+			break;
 		case O_OUT: o->out = optarg; break;
 		case O_QUICK: o->quick = true; break;
 		case O_DISCARD: o->discard = true; break;
@@ -116,10 +159,8 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 			o->count = v;
 			break;
 		case O_TIMEOUT:
-			if (parse_seconds(optarg, &o->timeout)) {
-				pr_warn("%s: --timeout '%s': expected seconds > 0\n", cmd, optarg);
+			if (cli_seconds(cmd, "timeout", optarg, &o->timeout))
 				return -EINVAL;
-			}
 			break;
 		case O_TIME:
 			if (!strcmp(optarg, "wall"))

@@ -45,6 +45,14 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
  * on, 1 after --help, or -EINVAL after one clear line.
  */
 int cli_common_opt(const char *cmd, const char *usage, int c, char **argv);
+/* --@opt S: seconds in (0, CLI_SECONDS_MAX]. 0, or -EINVAL after one line
+ * that says whether @arg is no number or out of that range. */
+#define CLI_SECONDS_MAX	(365 * 24 * 3600)
+int cli_seconds(const char *cmd, const char *opt, const char *arg, double *out);
+/* A root given with --@opt DIR (--msr-root, --sysfs-root, --proc-root)
+ * must be an existing directory (a default root that is missing is a
+ * platform fact, not a mistake). 0, or -errno after one line. */
+int cli_root_check(const char *cmd, const char *opt, const char *dir);
 /* No positional arguments left after getopt: 0, or -EINVAL after one line. */
 int cli_no_args(const char *cmd, int argc, char **argv);
 

@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "common.h"
 #include "config.h"
+#include "util.h"
 #include "log.h"
 #include "tunables.h"
 
@@ -83,6 +84,25 @@ static int kv_index(const char *kv)
 	memcpy(key, kv, n);
 	key[n] = '\0';
 	return tunable_index(key);
+}
+
+int cfg_kv_dup(const char *const *kv, int n, char *msg, size_t len)
+{
+	size_t ki, kj;
+	int i, j;
+
+	for (i = 1; i < n; i++) {
+		ki = strcspn(kv[i], "=");
+		for (j = 0; j < i; j++) {
+			kj = strcspn(kv[j], "=");
+			if (ki == kj && !memcmp(kv[i], kv[j], ki)) {
+				snprintf(msg, len, "duplicate key '%.*s' ('%s', then '%s')",
+					 (int)ki, str_esc(kv[i]), str_esc(kv[j]), str_esc(kv[i]));
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
 }
 
 int cfg_set_kv(struct gov_config *gc, const char *kv, enum cfg_origin origin,
@@ -452,6 +472,11 @@ int cfg_build(struct gov_config *gc, const struct start_opts *o,
 			snprintf(msg, msglen, "%s:%d: %s", path, file->items[i].line, why);
 			goto out;
 		}
+	}
+	err = cfg_kv_dup(o->sets, o->nr_sets, why, sizeof(why));
+	if (err) {
+		snprintf(msg, msglen, "--set: %s", why);
+		goto out;
 	}
 	for (i = 0; i < (size_t)o->nr_sets; i++) {
 		err = cfg_set_kv(gc, o->sets[i], ORIGIN_SET, why, sizeof(why));

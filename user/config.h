@@ -91,6 +91,9 @@ struct gov_config {
 	char ppd_profile[CONFIG_PROFILE_LEN];	/* PPD's active profile ("" unknown) */
 };
 
+/* Among @n "key=value" strings, a key given twice (as in a config file,
+ * where that is an error too): -EINVAL with @msg naming both, else 0. */
+int cfg_kv_dup(const char *const *kv, int n, char *msg, size_t len);
 /* Set "key=value" @kv into @gc and record @origin. 0 or -errno with @msg. */
 int cfg_set_kv(struct gov_config *gc, const char *kv, enum cfg_origin origin,
 	       char *msg, size_t len);

@@ -38,6 +38,11 @@ struct snapshot {
 	struct bpfgov_cpu_state *cpus;	/* nr_cpus entries, the caller frees */
 };
 
+/* A CPU's smoothed utilization (0..1024) as of @now (CLOCK_MONOTONIC),
+ * the open segment included, as the policy would close it then: the map's
+ * util is as of the CPU's last scheduler event, stale on a CPU that idles.
+ * What `status` and start's summary line both show. */
+__u32 gov_util_now(const struct bpfgov_cpu_state *s, const struct bpfgov_config *c, __u64 now);
 /* One read of the pinned maps (cpu_state, tunables, control); -errno. */
 int snapshot_read(const char *pin_root, struct snapshot *s);
 /* Is a running owner behind these pins? Explains what is wrong if not:

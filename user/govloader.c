@@ -21,6 +21,7 @@
 #include "bpfgov_policy.h"
 #include "bpfgov_tunables.h"
 #include "actuate.h"
+#include "cli.h"
 #include "common.h"
 #include "config.h"
 #include "gov.h"
@@ -29,6 +30,26 @@
 #include "metrics.h"
 #include "replay.h"
 #include "tunables.h"
+#include "util.h"
+
+#ifndef GOV_VERSION
+#define GOV_VERSION "unknown"	/* built without the Makefile */
+#endif
+
+static const char version_usage[] =
+"Usage: govloader version\n"
+"Print the version of govloader; 'govloader --version' prints the same.\n";
+
+static int do_version(int argc, char **argv)
+{
+	struct cli_opts o = {};
+	int err = cli_parse("version", version_usage, argc, argv, "", &o);
+
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	printf("govloader %s\n", GOV_VERSION);
+	return 0;
+}
 
 static const struct cmd {
 	const char *name;
@@ -49,6 +70,7 @@ static const struct cmd {
 	{ "synth",  do_synth,  "write a synthetic seed-scenario trace" },
 	{ "plot",   do_plot,   "draw a timeline or the energy/latency scatter (gnuplot)" },
 	{ "metrics", do_metrics, "print Prometheus metrics once (-o FILE: atomically)" },
+	{ "version", do_version, "print govloader's version (also --version)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -56,7 +78,8 @@ static void usage(FILE *f)
 {
 	const struct cmd *c;
 
-	fprintf(f, "Usage: govloader [-v|-q] COMMAND [OPTIONS]\n\nCommands:\n");
+	fprintf(f, "Usage: govloader [-v|-q] COMMAND [OPTIONS]\n"
+		   "       govloader --version | help [COMMAND]\n\nCommands:\n");
 	for (c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->help);
 	fprintf(f, "\n'govloader COMMAND --help' shows each command's options.\n");
@@ -76,6 +99,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			return do_version(1, argv + i);
 		} else {
 			pr_warn("unknown option '%s' (try 'govloader --help')\n", argv[i]);
 			return EXIT_USAGE;
@@ -86,8 +111,21 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[i], "help")) {
-		usage(stdout);
-		return 0;
+		if (i + 1 >= argc) {
+			usage(stdout);
+			return 0;
+		}
+		/* help CMD: CMD's own usage, as CMD --help prints it */
+		for (c = cmds; c->name; c++) {
+			if (!strcmp(c->name, argv[i + 1])) {
+				char *hargv[] = { argv[i + 1], "--help", NULL };
+
+				optind = 1;
+				return c->fn(2, hargv);
+			}
+		}
+		pr_warn("help: unknown command '%s' (try 'govloader --help')\n", str_esc(argv[i + 1]));
+		return EXIT_USAGE;
 	}
 	for (c = cmds; c->name; c++) {
 		if (!strcmp(c->name, argv[i])) {

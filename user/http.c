@@ -216,6 +216,25 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int code, const 
 	return ret;
 }
 
+/*
+ * Percent-decoding of the path (and arguments) in place. libmicrohttpd's
+ * own would turn "/metrics%00.txt" into "/metrics" followed by a NUL, which
+ * a string compare takes for "/metrics". A bad %XX or an encoded NUL is
+ * left as sent: no served path has either, so it is a 404.
+ */
+static size_t on_unescape(void *cls, struct MHD_Connection *c, char *uri)
+{
+	size_t len = strlen(uri);
+	char *dec = malloc(len + 1);
+
+	if (dec && !pct_unescape(dec, len + 1, uri, len)) {
+		len = strlen(dec);
+		memcpy(uri, dec, len + 1);
+	}
+	free(dec);
+	return len;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version,
 				  const char *upload, size_t *upload_size, void **con_cls)
@@ -320,6 +339,7 @@ int met_server_start(struct met_server **out, const char *listen, const char *pi
 					MHD_OPTION_NOTIFY_CONNECTION, on_conn, s,
 					MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+					MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, NULL,
 					MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
 					MHD_OPTION_END);
 		err = s->d ? 0 : (errno ? errno : EADDRINUSE);

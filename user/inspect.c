@@ -12,6 +12,14 @@
 #include "common.h"
 #include "gov.h"
 #include "log.h"
+#include "bpfgov_policy.h"
+
+__u32 gov_util_now(const struct bpfgov_cpu_state *s, const struct bpfgov_config *c, __u64 now)
+{
+	if (!s->seg_start_ns || now <= s->seg_start_ns)
+		return s->util;
+	return pol_util_at(s, c, now, s->seg_busy_ns + pol_open_busy(s, now));
+}
 
 int snapshot_read(const char *pin_root, struct snapshot *s)
 {
@@ -59,6 +67,11 @@ out:
 int check_running(const char *pin_root, pid_t *owner)
 {
 	*owner = gov_lock_owner();
+	if (!*owner && (*owner = gov_machine_owner())) {
+		pr_warn("bpfgov runs (pid %d) with another run directory; %s stops it\n",
+			(int)*owner, gov_lock_stop_hint());
+		return 1;
+	}
 	if (!*owner) {
 		if (pins_present(pin_root))
 			pr_warn("bpfgov is not running (stale pins under %s; the next start removes them)\n",

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <mntent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "common.h"
 #include "journal.h"
 #include "log.h"
+#include "util.h"
 
 const char *const gov_pinned_maps[] = {
 	"cpu_state", "tunables", "control", "events", "tap", NULL,
@@ -104,26 +106,41 @@ static bool is_bpffs(const char *path)
 	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
 }
 
+/* Where bpf filesystems are mounted (/proc/self/mounts), for a message:
+ * "mounted at A, B" or "" when none is. */
+static void bpffs_mounts(char *out, size_t n)
+{
+	struct mntent *m;
+	size_t o = 0;
+	FILE *f;
+
+	out[0] = '\0';
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f)
+		return;
+	while ((m = getmntent(f)) && o < n) {
+		if (strcmp(m->mnt_type, "bpf"))
+			continue;
+		o += (size_t)snprintf(out + o, n - o, "%s%s", o ? ", " : "bpffs is mounted at ",
+				      str_esc(m->mnt_dir));
+	}
+	endmntent(f);
+}
+
 int pins_prepare(const char *pin_root)
 {
-	char parent[PATH_MAX];
+	char near[PATH_MAX], mounts[256];
 	char *slash;
 	int err;
 
 	if (!pin_root || pin_root[0] != '/') {
-		pr_warn("pin root '%s' must be an absolute path\n", pin_root ? pin_root : "");
+		pr_warn("pin root '%s' must be an absolute path\n", str_esc(pin_root ? pin_root : ""));
 		return -EINVAL;
 	}
-	if (strlen(pin_root) >= sizeof(parent)) {
-		pr_warn("pin root '%s' is too long\n", pin_root);
+	if (strlen(pin_root) >= sizeof(near)) {
+		pr_warn("pin root '%s' is too long\n", str_esc(pin_root));
 		return -ENAMETOOLONG;
 	}
-	strcpy(parent, pin_root);
-	slash = strrchr(parent, '/');
-	if (slash == parent)
-		parent[1] = '\0';
-	else
-		*slash = '\0';
 
 	/* bpffs is not mounted by default on some systems: mount the
 	 * standard one if our root lives under it. */
@@ -135,14 +152,29 @@ int pins_prepare(const char *pin_root)
 			return err;
 		}
 	}
-	if (!is_bpffs(parent)) {
-		pr_warn("pin root %s is not on a bpf filesystem (mount -t bpf bpf %s)\n",
-			pin_root, parent);
+	/* The nearest existing ancestor decides: on bpffs, the missing
+	 * directories below it are made; elsewhere nothing is. */
+	strcpy(near, pin_root);
+	do {
+		slash = strrchr(near, '/');
+		if (slash == near)
+			near[1] = '\0';
+		else
+			*slash = '\0';
+	} while (!path_exists(near));
+	if (!is_bpffs(near)) {
+		bpffs_mounts(mounts, sizeof(mounts));
+		if (mounts[0])
+			pr_warn("pin root %s: %s is not on a bpf filesystem (%s)\n",
+				str_esc(pin_root), str_esc(near), mounts);
+		else
+			pr_warn("pin root %s: %s is not on a bpf filesystem, and none is mounted (mount -t bpf bpf /sys/fs/bpf)\n",
+				str_esc(pin_root), str_esc(near));
 		return -EINVAL;
 	}
 	err = mkdir_p(pin_root, 0700);
 	if (err) {
-		pr_warn("cannot create pin root %s: %s\n", pin_root, strerror(-err));
+		pr_warn("cannot create pin root %s: %s\n", str_esc(pin_root), strerror(-err));
 		return err;
 	}
 	return 0;

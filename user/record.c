@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h"
 #include "common.h"
 #include "log.h"
 #include "replay.h"
@@ -162,10 +163,8 @@ int do_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:p:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (parse_seconds(optarg, &duration)) {
-				pr_warn("record: bad --duration '%s' (seconds > 0)\n", optarg);
+			if (cli_seconds("record", "duration", optarg, &duration))
 				return 2;
-			}
 			break;
 		case 'p':
 			pin_root = optarg;

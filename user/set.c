@@ -51,6 +51,10 @@ int do_set(int argc, char **argv)
 		return 1;
 	}
 	/* Validate everything before looking at the running instance. */
+	if (cfg_kv_dup((const char *const *)(argv + optind), n, msg, sizeof(msg))) {
+		pr_warn("set: %s\n", msg);
+		return EXIT_USAGE;
+	}
 	bpfgov_config_defaults(&scratch);
 	for (i = optind; i < argc; i++) {
 		if (!strncmp(argv[i], "nr_states=", 10)) {

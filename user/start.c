@@ -145,8 +145,6 @@ void start_usage(FILE *f)
 "                          alone binds 127.0.0.1)\n"
 "  --scx-partial           scx mode: govern only SCHED_EXT tasks\n"
 "  --restart               scx mode: reload after the kernel ejects the scheduler\n"
-"  --test-scx-error-after S  scx mode, for tests of --restart: the scheduler\n"
-"                          reports an error after S seconds\n"
 "  -v, -q                  more / less output\n",
 		DEFAULT_PIN_ROOT, DEFAULT_MSR_ROOT, DEFAULT_SYSFS_ROOT, DEFAULT_PROC_ROOT,
 		DEFAULT_CONFIG_FILE, DEFAULT_PROFILE);
@@ -212,15 +210,25 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 			break;
 		case OPT_DRY: o->dry_run = true; break;
 		case OPT_DUR:
-			if (parse_seconds(optarg, &o->duration)) {
-				pr_warn("start: --duration '%s': expected seconds > 0\n", optarg);
+			if (cli_seconds("start", "duration", optarg, &o->duration))
 				return -EINVAL;
-			}
 			break;
 		case OPT_PIN: o->pin_root = optarg; break;
-		case OPT_MSR: o->msr_root = optarg; break;
-		case OPT_SYSFS: o->sysfs_root = optarg; break;
-		case OPT_PROC: o->proc_root = optarg; break;
+		case OPT_MSR:
+			if (cli_root_check("start", "msr-root", optarg))
+				return -EINVAL;
+			o->msr_root = optarg;
+			break;
+		case OPT_SYSFS:
+			if (cli_root_check("start", "sysfs-root", optarg))
+				return -EINVAL;
+			o->sysfs_root = optarg;
+			break;
+		case OPT_PROC:
+			if (cli_root_check("start", "proc-root", optarg))
+				return -EINVAL;
+			o->proc_root = optarg;
+			break;
 		case OPT_BACKEND:
 			if (act_backend_parse(optarg, &o->backend)) {
 				pr_warn("start: --backend '%s': expected auto, intel-hwp, amd-cppc, cpufreq or none\n",
@@ -271,10 +279,9 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 			break;
 		}
 		case OPT_TEST_ERR:
-			if (parse_seconds(optarg, &o->test_scx_error_after)) {
-				pr_warn("start: --test-scx-error-after '%s': expected seconds > 0\n", optarg);
+			if (cli_seconds("start", "test-scx-error-after", optarg,
+					&o->test_scx_error_after))
 				return -EINVAL;
-			}
 			break;
 		case 'h': start_usage(stdout); return 1;
 		default:
@@ -283,7 +290,19 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 				return err;
 		}
 	}
-	return cli_no_args("start", argc, argv);
+	err = cli_no_args("start", argc, argv);
+	if (err)
+		return err;
+	/* A report we could not write is found now, before anything changes. */
+	if (o->report_path) {
+		err = check_creatable(o->report_path);
+		if (err) {
+			pr_warn("start: --report %s: cannot write there: %s\n",
+				str_esc(o->report_path), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 static volatile sig_atomic_t exiting;
@@ -838,7 +857,8 @@ static void print_summary(struct gov *g, double t, __u64 dec_delta)
 			continue;
 		drops += s.rb_drops;
 		if (cpu < 8)
-			printf(" | cpu%d util %4u floor %4u pick %u", cpu, s.util, s.floor, s.idle_pick);
+			printf(" | cpu%d util %4u floor %4u pick %u", cpu,
+			       gov_util_now(&s, &g->cfg, mono_ns()), s.floor, s.idle_pick);
 	}
 	if (g->nr_cpus > 8)
 		printf(" | ...");
@@ -1404,7 +1424,7 @@ static void say_backend(const struct gov *g)
 		pr_info("floor backend %s%s: %s\n", act_backend_name(b),
 			g->o->dry_run ? " (dry-run)" : "", act_reason(g->act));
 	if (b == ACT_INTEL_HWP || b == ACT_AMD_CPPC)
-		pr_warn("note: %s%s\n", plat_msr_taint_note(),
+		pr_info("note: %s%s\n", plat_msr_taint_note(),
 			act_taints(g->act) ? "" : " (stand-in MSR files here: nothing is tainted)");
 }
 
@@ -1586,8 +1606,11 @@ cleanup:
 	journal_free(g.jnl);
 	if (o->report_path && g.act) {
 		err = write_json_file(&g, o->report_path);
-		if (err)
-			pr_warn("cannot write report %s: %s\n", o->report_path, strerror(-err));
+		if (err) {
+			pr_warn("cannot write report %s: %s\n", str_esc(o->report_path),
+				strerror(-err));
+			ret = 1;
+		}
 	}
 	act_close(g.act);
 	status_req_close(&g);

@@ -2,6 +2,7 @@
 /* govloader status: the running instance's state, as text or JSON. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +17,38 @@
 #include "kfeat.h"
 #include "log.h"
 #include "tunables.h"
+#include "util.h"
 
 static const char status_usage[] =
 "Usage: govloader status [--json] [--pin-root DIR]\n"
 "Whether bpfgov runs, its mode, per-CPU util / floor / idle pick, actuator\n"
-"state, drops and the effective tunables. Exit 3 if it does not run.\n";
+"state, drops and the effective tunables. Exit 3 if it does not run.\n"
+"  --json           one JSON object on one line (all counters, stable fields)\n"
+"  --pin-root DIR   where the maps are pinned (" DEFAULT_PIN_ROOT ")\n"
+"\n"
+"The per-CPU table:\n"
+"  CPU          CPU number ('*': the CPU this status command ran on; its own\n"
+"               run counts in that CPU's UTIL)\n"
+"  UTIL         smoothed utilization now, 0..1024 (rises with tau_rise_us,\n"
+"               falls with tau_fall_us); start's summary line shows the same\n"
+"  TARGET       UTIL * headroom_pct / 100, clamped to [floor_min, floor_max]\n"
+"  FLOOR        the performance floor decided, 0..1024 of the highest level\n"
+"  FLOOR_WHY    why the floor last changed: util_rise, util_fall, gap_hold\n"
+"               (kept up by the gap memory), hold_end (the gap memory let go),\n"
+"               idle_decay (lowered while the CPU slept), none\n"
+"  HOLD         gap memory: the floor may not fall below this (0: none held)\n"
+"  PICK         the idle state picked (cpuidle state index)\n"
+"  PICK_WHY     why the pick last changed: history (idle-length history),\n"
+"               long_poll (a long poll was seen), qos (PM QoS latency limit),\n"
+"               cost (a measured wake-up cost changed), fixed (the one state\n"
+"               the CPU has: no cpuidle driver), none\n"
+"  EXP_IDLE_us  expected length of the next idle period, microseconds\n"
+"  TOO_DEEP     idle periods shorter than the entered state's payback\n"
+"  SHALLOW      idle periods long enough for a deeper allowed state\n"
+"  HW_MIN       the floor as written to the hardware (backend units; -: none)\n"
+"  WRITES       floor and idle writes made for this CPU\n"
+"  COST_us      measured wake-up cost of each idle state, state 0 first,\n"
+"               microseconds ('-': not measured yet)\n";
 
 /* A JSON string, or null for an empty one. */
 static void json_str_or_null(json_writer_t *w, const char *name, const char *v)
@@ -206,30 +234,100 @@ static unsigned long long status_num(const char *doc, const char *key)
 	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
 }
 
+static double status_float(const char *doc, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	if (!doc || snprintf(pat, sizeof(pat), "\"%s\":", key) >= (int)sizeof(pat))
+		return 0;
+	p = strstr(doc, pat);
+	return p ? strtod(p + strlen(pat), NULL) : 0;
+}
+
+/* The actuator's object for @cpu in the status file's "cpus" array, or
+ * NULL: status_num() from there reads that CPU's fields. */
+static const char *status_cpu(const char *act, int cpu)
+{
+	char pat[32];
+	const char *p = act ? strstr(act, "\"cpus\":[") : NULL;
+
+	snprintf(pat, sizeof(pat), "{\"cpu\":%d,", cpu);
+	return p ? strstr(p, pat) : NULL;
+}
+
+#define STATUS_WIDTH	160
+
+/* "@label: @text", broken after "; " so that no line is longer than
+ * STATUS_WIDTH; continuation lines are indented by two. */
+static void status_wrapped(const char *label, const char *text)
+{
+	size_t col, len, ind = strlen(label) + 2;
+	const char *p = text, *next;
+
+	printf("%s: ", label);
+	col = ind;
+	while (*p) {
+		next = strstr(p, "; ");
+		len = next ? (size_t)(next - p) + 1 : strlen(p);
+		if (col > ind && col + len + 1 > STATUS_WIDTH) {
+			printf("\n  ");
+			col = 2;
+		} else if (col > ind) {
+			putchar(' ');
+			col++;
+		}
+		/* a single piece wider than the line: cut, it is a summary */
+		if (col + len > STATUS_WIDTH)
+			len = STATUS_WIDTH - col;
+		printf("%.*s", (int)len, p);
+		col += len;
+		p = next ? next + 2 : p + strlen(p);
+	}
+	putchar('\n');
+}
+
 /* What start published, in a few readable lines. */
 static void status_actuator(const char *act)
 {
-	char b[64], why[512], plat[512];
+	char b[64], why[512], plat[512], line[720];
 
+	if (!act) {
+		printf("actuator: no status published yet\n");
+		return;
+	}
 	if (status_str(act, "backend", b, sizeof(b)) &&
-	    status_str(act, "backend_reason", why, sizeof(why)))
-		printf("floor backend: %s: %s%s\n", b, why,
-		       strstr(act, "\"taints_kernel\":true") ? " (every MSR write taints the kernel)" : "");
-	printf("writes that reached an idle CPU: %llu (raises before a predicted wake %llu, "
-	       "floor changes held for idle CPUs %llu), re-applies after online/resume %llu\n",
+	    status_str(act, "backend_reason", why, sizeof(why))) {
+		snprintf(line, sizeof(line), "%s: %s%s%s", b, why,
+			 strstr(act, "\"dry_run\":true") ? "; dry run: nothing is written" : "",
+			 strstr(act, "\"taints_kernel\":true") ? "; every MSR write taints the kernel" : "");
+		status_wrapped("floor backend", line);
+	}
+	printf("decisions: %llu (floors %llu, picks %llu), actuation errors %llu, sequence gaps %llu\n",
+	       status_num(act, "decisions"), status_num(act, "floor_decisions"),
+	       status_num(act, "pick_decisions"), status_num(act, "actuation_errors"),
+	       status_num(act, "seq_gaps"));
+	printf("decision to write: p50 %.1f us, p99 %.1f us, max %.1f us (%llu samples)\n",
+	       status_float(act, "p50"), status_float(act, "p99"), status_float(act, "max"),
+	       status_num(act, "samples"));
+	printf("writes that reached an idle CPU: %llu (raises before a predicted wake %llu), "
+	       "floor changes held for idle CPUs: %llu\n",
 	       status_num(act, "idle_cpu_writes"), status_num(act, "prewake_raises"),
-	       status_num(act, "deferred_floor_changes"), status_num(act, "reapplies"));
+	       status_num(act, "deferred_floor_changes"));
+	printf("re-applies after online/resume: %llu\n", status_num(act, "reapplies"));
 	if (status_str(act, "platform_summary", plat, sizeof(plat)))
-		printf("platform: %s\n", plat);
+		status_wrapped("platform", plat);
 }
 
 static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 			const struct gov_config *gc)
 {
-	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	__u64 now = mono_ns(), up = now - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	int cpu, k, here = sched_getcpu();
 	struct kfeat kf;
+	const char *ac;
+	char hw[16];
 	size_t i;
-	int cpu;
 
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		ev_drops += s->cpus[cpu].rb_drops;
@@ -239,29 +337,40 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 	       mode_name(s->ctl.mode), up / 1e9, s->nr_cpus);
 	printf("drops: events %llu, tap %llu; tap reader: %s\n", (unsigned long long)ev_drops,
 	       (unsigned long long)tap_drops, s->ctl.tap_owner_pid ? "attached" : "none");
-	printf("actuator: %s\n", act ? act : "(no status published yet)");
-	if (act)
-		status_actuator(act);
+	status_actuator(act);
 	printf("next timer: %s%s\n", timer_src_name(snapshot_timer_src(s)),
 	       snapshot_timer_src(s) ? "" : " (idle choice from history alone)");
 	if (s->ctl.mode == BPFGOV_MODE_TRACE) {
 		kfeat_read(NULL, &kf);
 		printf("next timer read: %s\n", kfeat_next_timer(&kf));
 	}
-	printf("%4s %5s %6s %5s %-10s %5s %4s %-9s %10s %9s %9s %9s\n", "CPU", "UTIL", "TARGET",
-	       "FLOOR", "WHY", "HOLD", "PICK", "WHY", "EXP_IDLEus", "COST1_us", "TOO_DEEP",
-	       "SHALLOW");
+	printf("%4s %5s %6s %5s %-10s %5s %4s %-9s %11s %9s %8s %6s %7s  %s\n", "CPU", "UTIL",
+	       "TARGET", "FLOOR", "FLOOR_WHY", "HOLD", "PICK", "PICK_WHY", "EXP_IDLE_us",
+	       "TOO_DEEP", "SHALLOW", "HW_MIN", "WRITES", "COST_us");
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		const struct bpfgov_cpu_state *c = &s->cpus[cpu];
 
-		printf("%4d %5u %6u %5u %-10s %5u %4u %-9s %10.1f %9.1f %9llu %9llu\n", cpu, c->util,
-		       c->target, c->floor, ev_reason_name(c->floor_reason), c->hold_floor,
-		       c->idle_pick, ev_reason_name(c->pick_reason), c->expected_idle_ns / 1000.0,
-		       c->wake_cost_ns[1] / 1000.0, (unsigned long long)c->nr_too_deep,
-		       (unsigned long long)c->nr_too_shallow);
+		ac = status_cpu(act, cpu);
+		snprintf(hw, sizeof(hw), "%llu", status_num(ac, "hw_min"));
+		printf("%3d%c %5u %6u %5u %-10s %5u %4u %-9s %11.1f %9llu %8llu %6s %7llu ", cpu,
+		       cpu == here ? '*' : ' ', gov_util_now(c, &s->cfg, now), c->target, c->floor,
+		       ev_reason_name(c->floor_reason), c->hold_floor, c->idle_pick,
+		       ev_reason_name(c->pick_reason), c->expected_idle_ns / 1000.0,
+		       (unsigned long long)c->nr_too_deep, (unsigned long long)c->nr_too_shallow,
+		       ac && status_num(ac, "hw_highest") ? hw : "-",
+		       status_num(ac, "writes"));
+		for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++) {
+			if (c->wake_cost_ns[k])
+				printf(" %.1f", c->wake_cost_ns[k] / 1000.0);
+			else
+				printf(" -");
+		}
+		if (!s->cfg.nr_states)
+			printf(" -");
+		putchar('\n');
 	}
 	printf("config: profile %s, file %s\n", gc->profile[0] ? gc->profile : "?",
-	       gc->file[0] ? gc->file : "none");
+	       gc->file[0] ? str_esc(gc->file) : "none");
 	if (gc->follow_ppd)
 		printf("power-profiles-daemon: followed, active profile %s\n",
 		       gc->ppd_profile[0] ? gc->ppd_profile : "unknown (not running)");

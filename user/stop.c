@@ -11,16 +11,19 @@
 #include "log.h"
 
 static const char stop_usage[] =
-"Usage: govloader stop [--timeout S]\n"
+"Usage: govloader stop [--timeout S] [--pin-root DIR]\n"
 "Ask the running 'govloader start' to stop and wait until it has restored\n"
-"every knob it changed (default timeout 15 s). Exit 3 if nothing runs.\n";
+"every knob it changed. Exit 3 if nothing runs.\n"
+"  --timeout S       how long to wait (15 s)\n"
+"  --pin-root DIR    the instance whose maps are pinned there (" DEFAULT_PIN_ROOT "):\n"
+"                    one that pins elsewhere is not stopped (exit 1)\n";
 
 int do_stop(int argc, char **argv)
 {
 	struct cli_opts o = {};
 	__u64 end;
 	pid_t pid;
-	int err = cli_parse("stop", stop_usage, argc, argv, "timeout", &o);
+	int err = cli_parse("stop", stop_usage, argc, argv, "timeout pin-root", &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
@@ -28,16 +31,9 @@ int do_stop(int argc, char **argv)
 		pr_warn("stop needs root (CAP_BPF, CAP_SYS_ADMIN)\n");
 		return 1;
 	}
-	pid = gov_lock_owner();
-	if (!pid && (pid = gov_machine_owner())) {
-		pr_warn("bpfgov runs (pid %d) with another run directory; %s stops it\n",
-			(int)pid, gov_lock_stop_hint());
-		return 1;
-	}
-	if (!pid) {
-		pr_warn("bpfgov is not running\n");
-		return EXIT_NOT_RUNNING;
-	}
+	err = check_running(o.pin_root, &pid);
+	if (err)
+		return err;
 	if (kill(pid, SIGTERM)) {
 		pr_warn("cannot signal pid %d: %s\n", (int)pid, strerror(errno));
 		return 1;

@@ -35,9 +35,9 @@ static const char tail_usage[] =
 "buffer ('tap'), so it never takes records 'start' needs to actuate. Each\n"
 "line starts with the record's CLOCK_MONOTONIC seconds.\n"
 "  --json            one JSON object per record (ts_ns: monotonic)\n"
-"  --cpu N           only CPU N\n"
+"  --cpu N           only CPU N (a possible CPU of this machine)\n"
 "  --all             also per-event detail: idle exits, busy runs, idle gaps,\n"
-"                    wake latencies\n"
+"                    wake latencies (only these lines carry 'dur')\n"
 "  --count N         stop after N records\n"
 "  --time wall|rel   add a readable time before the monotonic seconds: the\n"
 "                    wall clock (HH:MM:SS.us, local time) or the seconds since\n"
@@ -82,10 +82,14 @@ void print_event(FILE *f, const struct bpfgov_event *e, int json)
 		return;
 	}
 	if (!json) {
-		fprintf(f, "%14.6f cpu%-3u %-9s %-10s util %4u floor %4u pick %u dur %.1fus%s\n",
+		fprintf(f, "%14.6f cpu%-3u %-9s %-10s util %4u floor %4u pick %u",
 			e->ts_ns / 1e9, e->cpu, ev_kind_name(e->kind), ev_reason_name(e->reason),
-			e->util, e->floor, e->idle_pick, e->dur_ns / 1000.0,
-			e->kind == BPFGOV_EV_PICK && e->arg0 ? " poll_ok" : "");
+			e->util, e->floor, e->idle_pick);
+		/* only these kinds carry a duration (bpfgov.h) */
+		if (e->kind == BPFGOV_EV_BUSY || e->kind == BPFGOV_EV_WAKE_LAT ||
+		    e->kind == BPFGOV_EV_IDLE_GAP)
+			fprintf(f, " dur %.1fus", e->dur_ns / 1000.0);
+		fprintf(f, "%s\n", e->kind == BPFGOV_EV_PICK && e->arg0 ? " poll_ok" : "");
 		return;
 	}
 	w = jsonw_new(f);
@@ -137,10 +141,16 @@ int do_tail(int argc, char **argv)
 	__u32 kinds;
 	__u64 next_check;
 	pid_t owner;
-	int err = cli_parse("tail", tail_usage, argc, argv, "pin-root json cpu count all time", &o);
+	int n, err = cli_parse("tail", tail_usage, argc, argv, "pin-root json cpu count all time", &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
+	n = sys_nr_cpus();
+	if (o.cpu >= 0 && n > 0 && o.cpu >= n) {
+		pr_warn("tail: --cpu %ld: not a possible CPU (this machine has CPUs 0-%d)\n",
+			o.cpu, n - 1);
+		return EXIT_USAGE;
+	}
 	err = check_running(o.pin_root, &owner);
 	if (err)
 		return err;

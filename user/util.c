@@ -381,6 +381,67 @@ int write_buf_atomic(const char *path, mode_t mode, const char *buf, size_t len)
 	return err;
 }
 
+const char *str_esc(const char *s)
+{
+	static char bufs[4][PATH_MAX + 4];
+	static unsigned int next;
+	char *out = bufs[next++ % 4];
+	size_t o = 0, room = PATH_MAX;
+	unsigned char c;
+
+	if (!s)
+		return "(null)";
+	for (; *s; s++) {
+		char e[5];
+		size_t n;
+
+		c = (unsigned char)*s;
+		if (c == '\n')
+			n = (size_t)snprintf(e, sizeof(e), "\\n");
+		else if (c == '\t')
+			n = (size_t)snprintf(e, sizeof(e), "\\t");
+		else if (c == '\\')
+			n = (size_t)snprintf(e, sizeof(e), "\\\\");
+		else if (c < ' ' || c == 0x7f)
+			n = (size_t)snprintf(e, sizeof(e), "\\x%02x", c);
+		else
+			e[0] = (char)c, n = 1;
+		if (o + n > room) {
+			memcpy(out + o, "...", 4);
+			return out;
+		}
+		memcpy(out + o, e, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+int check_creatable(const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (!path || !*path || strlen(path) >= sizeof(dir))
+		return !path || !*path ? -EINVAL : -ENAMETOOLONG;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(dir, W_OK | X_OK) ? -errno : 0;
+}
+
 bool path_exists(const char *path)
 {
 	struct stat st;

@@ -56,6 +56,11 @@ int fmt_checked(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* @word is one of the white-space separated words of @list. */
 bool str_has_word(const char *list, const char *word);
+/* @s fit for a one-line message: control bytes (a newline, a tab, ESC...)
+ * and DEL become \n, \t or \xNN, a backslash \\. The result lives in
+ * one of four static buffers (so up to four in one printf), cut to
+ * PATH_MAX bytes with "..." at the end. NULL prints as "(null)". */
+const char *str_esc(const char *s);
 /* A malloc'd formatted string, NULL on failure. */
 char *fmt_alloc(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -91,6 +96,9 @@ int spec_each(const char *spec, const char *opt, const char *want,
 
 /* --- files --- */
 bool path_exists(const char *path);
+/* A file we would create or replace (write_file_atomic): @path is not a
+ * directory, and its directory exists and is writable. Writes nothing. */
+int check_creatable(const char *path);
 /* Make a directory's entries durable (after create/rename/unlink). */
 void fsync_dir(const char *dir);
 

@@ -47,6 +47,9 @@ second "restore --pin-root from another run directory" restore --pin-root "$PIN"
 second "stop from another run directory" stop
 check "stop says where the instance runs" \
 	grep -q "bpfgov runs (pid $A) with another run directory; 'BPFGOV_RUN_DIR=$RUN_A govloader stop' stops it" "$T_TMP/err"
+second "status from another run directory" status
+check "status says where the instance runs" \
+	grep -q "bpfgov runs (pid $A) with another run directory; 'BPFGOV_RUN_DIR=$RUN_A govloader stop' stops it" "$T_TMP/err"
 BPFGOV_RUN_DIR=$RUN_A "$GOV" start "${START[@]}" --duration 2 >"$T_TMP/out" 2>"$T_TMP/err"
 rc=$?
 check "a second start in the same run directory: refused (rc $rc)" \

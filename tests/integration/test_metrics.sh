@@ -151,6 +151,8 @@ elif what == "version":
     s = conn(); s.sendall(b"GET /metrics HTTP/9.9\r\n\r\n"); print(status(s))
 elif what == "path":
     s = conn(); s.sendall(b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n"); print(status(s))
+elif what.startswith("get:"):
+    s = conn(); s.sendall(b"GET " + what[4:].encode() + b" HTTP/1.1\r\nHost: x\r\n\r\n"); print(status(s))
 elif what == "slowloris":
     # One header byte a second, never finishing: the server must cut it.
     s = conn(); s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
@@ -195,6 +197,11 @@ r=$(bad header);  check "200 kB header: 4xx or closed ($r)" grep -Eq ' 4[0-9][0-
 r=$(bad garbage); check "binary garbage: 400 or closed ($r)" grep -Eq ' 400 |closed' <<<"$r"
 r=$(bad version); check "HTTP/9.9: 505/400 or closed ($r)" grep -Eq ' 505 | 400 |closed' <<<"$r"
 r=$(bad path);    check "other path: 404 ($r)" grep -q ' 404 ' <<<"$r"
+# Only the exact path, after decoding: an encoded NUL or a suffix is not it.
+for p in '/metrics%00.txt' '/metrics%00' '/metrics.txt' '/metrics/' '/%6detrics%00x' '/metrics%zz'; do
+	r=$(bad "get:$p"); check "GET $p: 404 ($r)" grep -q ' 404 ' <<<"$r"
+done
+r=$(bad get:/%6detrics); check "GET /%6detrics (encoded /metrics): 200 ($r)" grep -q ' 200 ' <<<"$r"
 r=$(bad slowloris); is "slowloris is cut within the request deadline" "$r" "cut"
 r=$(bad flood);   check "connection flood: at most 16 kept ($r)" test "${r#open }" -le 16
 # Flooded connections time out; then scrapes work again.

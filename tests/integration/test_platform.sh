@@ -97,8 +97,11 @@ check "intel-active: status names the backend and its reason" \
 	grep -q "^floor backend: intel-hwp: intel_pstate active mode leaves the min field to its limits$" "$T_TMP/status.txt"
 check "intel-active: status counts writes that reached an idle CPU" \
 	grep -qE "^writes that reached an idle CPU: [0-9]+ " "$T_TMP/status.txt"
+# (a summary over 160 characters goes on in lines indented by two)
 check "intel-active: status summarises the platform" \
-	grep -q "^platform: GenuineIntel family 6 model 151; cpufreq intel_pstate active, governor powersave; EPP balance_performance; msr stand-in, allow_writes=default; lockdown none; taint none; cpuidle " "$T_TMP/status.txt"
+	grep -q "^platform: GenuineIntel family 6 model 151; cpufreq intel_pstate active, governor powersave; EPP balance_performance; msr stand-in, allow_writes=default; lockdown none; taint none; cpuidle " \
+	<(sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  / /g' "$T_TMP/status.txt")
+is "intel-active: no status line over 160 characters" "$(awk 'length($0) > 160' "$T_TMP/status.txt" | wc -l)" 0
 bg taskset -c 1 "$WORK" spin --cpu 1 --duration 2.5
 sleep 2
 m=$(hwp_min 1)
