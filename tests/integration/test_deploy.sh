@@ -124,7 +124,7 @@ for a in "${args[@]:1}"; do
 	--*) check "start accepts $a (in its --help)" grep -qE -- "^ +$a( |,)" <<<"$start_help" ;;
 	esac
 done
-stop_timeout=$("$GOV" stop --help | grep -oE 'default timeout [0-9]+' | grep -oE '[0-9]+')
+stop_timeout=$("$GOV" stop --help | grep -E -- '--timeout S' | grep -oE '\([0-9]+ s\)' | grep -oE '[0-9]+')
 check "grace period ($(fact grace) s) > stop's timeout (${stop_timeout:-?} s)" test "$(fact grace)" -gt "${stop_timeout:-999}"
 
 # Ports: args, container port, annotation, Service, Prometheus, Containerfile.

@@ -19,9 +19,10 @@ D="$T_TMP/q\"uote\\back${NL}new${TAB}tab${CTL}ctl"
 mkdir -p "$D"
 check "a directory name with a quote, a backslash, a newline, a tab and \\001 exists" test -d "$D"
 
-# MSR root that does not exist: the actuator says which path is missing,
+# An MSR root without MSR devices: the actuator says which path is missing,
 # so the path reaches "missing" in the status file and the report.
 MSR="$D/no-msr"
+mkdir -p "$MSR"
 SYS="$D/sys"
 REPORT="$D/report \"1\".json"
 CONF="$D/bpfgov \"x\".conf"

@@ -71,6 +71,7 @@ check "nothing left running or pinned" bash -c "[ ! -e '$PIN/cpu_state' ] && { '
 # 2. A bare machine: no MSR driver, no cpufreq, no powercap, no gnuplot.
 seed_platform "$P" nocpufreq
 rm -rf "$P/msr" "$P/sys/class/powercap"
+mkdir -p "$P/msr"	# an MSR root with no devices: the msr driver is not loaded
 rm -rf "$OUT"
 PATH=/usr/sbin:/sbin "$GOV" validate --quick --out "$OUT" $(plat_roots "$P") >"$T_TMP/v.log" 2>&1
 is "bare: validate still exits 0" "$?" 0
