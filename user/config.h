@@ -57,7 +57,7 @@ struct start_opts {
 	int nr_sets;
 };
 
-/* start.c */
+/* start_opts.c */
 void start_usage(FILE *f);
 /* Parse `start`'s arguments (argv[0] is "start"). No side effects beyond
  * @o, getopt's state and the log level (-v/-q). Returns 0, 1 after --help

@@ -30,7 +30,7 @@ not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
 diag()   { echo "# $*"; }
 
 # Sources each harness links (user space, no BPF skeletons except for
-# start's parser, which lives with its command in start.c).
+# start's parser, in start_opts.c).
 srcs() {
 	case $1 in
 	config) echo user/config.c user/tunables.c user/names.c user/log.c user/util.c ;;

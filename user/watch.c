@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The platform watch: resume and CPU hotplug (everything re-applied when the
+ * platform may have rewritten it), and power-profiles-daemon's profile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bpfgov.h"
+#include "bpfgov_policy.h"
+#include "bpfgov_tunables.h"
+#include "actuate.h"
+#include "cli.h"
+#include "common.h"
+#include "config.h"
+#include "gov.h"
+#include "journal.h"
+#include "kfeat.h"
+#include "log.h"
+#include "metrics.h"
+#include "ppd.h"
+#include "platform.h"
+#include "scx.h"
+#include "tunables.h"
+#include "util.h"
+#include "daemon.h"
+
+/* --follow-ppd: connect and take PPD's profile before anything loads. */
+int open_ppd(struct gov *g)
+{
+	char active[PPD_NAME_LEN];
+	const char *prof;
+	int err;
+
+	err = ppd_open(&g->ppd, active, sizeof(active));
+	if (err)
+		return err;
+	snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+	prof = ppd_to_profile(active);
+	if (active[0] && !prof)
+		pr_warn("power-profiles-daemon's profile '%s' is unknown; keeping profile %s\n",
+			active, g->gc.profile);
+	if (prof && strcmp(prof, g->gc.profile)) {
+		err = build_config(g, prof);
+		if (err)
+			return err;
+		snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+	}
+	pr_info("following power-profiles-daemon (%s): profile %s\n",
+		active[0] ? active : "not running", g->gc.profile);
+	return 0;
+}
+
+/* PPD switched profile: rebuild the tunables with the mapped profile (the
+ * config file and --set still win) and hand them to the running programs. */
+void follow_ppd(struct gov *g)
+{
+	char active[PPD_NAME_LEN];
+	struct gov_config old;
+	const char *prof;
+	__u32 zero = 0;
+	int fd;
+
+	if (!ppd_take(g->ppd, active, sizeof(active)))
+		return;
+	snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+	met_set_str(g->met->ppd_profile, active);
+	prof = ppd_to_profile(active);
+	if (!prof) {
+		pr_warn("power-profiles-daemon's profile '%s' is unknown; keeping profile %s\n",
+			active, g->gc.profile);
+	} else if (strcmp(prof, g->gc.profile)) {
+		old = g->gc;
+		if (build_config(g, prof)) {
+			g->gc = old;
+			g->cfg = old.cfg;
+			return;
+		}
+		snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+		fd = map_fd(g, "tunables");
+		if (fd < 0 || bpf_map_update_elem(fd, &zero, &g->cfg, BPF_ANY)) {
+			pr_warn("cannot apply profile %s: %s\n", prof, strerror(errno));
+			g->gc = old;
+			g->cfg = old.cfg;
+			return;
+		}
+		met_set_str(g->met->profile, prof);
+		__atomic_store_n(&g->met->profile_switches, g->met->profile_switches + 1,
+				 __ATOMIC_RELAXED);
+		pr_info("power-profiles-daemon switched to %s: profile %s\n", active, prof);
+		if (act_set_epp(g->act, act_epp_for_profile(prof)) < 0)
+			g->act_errors++;
+	}
+	cfg_origins_write(gov_run_dir(), &g->gc);
+}
+
+__s64 boot_offset_ns(void)
+{
+	struct timespec b, m;
+
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((__s64)b.tv_sec - m.tv_sec) * 1000000000ll + (b.tv_nsec - m.tv_nsec);
+}
+
+/* The online mask, read through a descriptor kept open (sysfs renders an
+ * attribute again for a read at offset 0): one system call per check
+ * where opening it each time costs four. Opened again when a read fails. */
+void read_online(struct gov *g, char *buf, size_t n)
+{
+	char path[PATH_MAX], *nl;
+	ssize_t got = -1;
+
+	buf[0] = '\0';
+	if (g->online_fd >= 0) {
+		got = pread(g->online_fd, buf, n - 1, 0);
+		if (got < 0) {
+			close(g->online_fd);
+			g->online_fd = -1;
+		}
+	}
+	if (g->online_fd < 0) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/online", g->o->sysfs_root);
+		g->online_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (g->online_fd < 0)
+			return;
+		got = pread(g->online_fd, buf, n - 1, 0);
+	}
+	if (got <= 0)
+		return;
+	buf[got] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+}
+
+/* After resume or CPU online the drivers rewrote their registers from
+ * their own copies: apply every CPU's current floor and pick again now
+ * (an idle CPU's floor waits until it runs, as always). */
+static void reapply_all(struct gov *g)
+{
+	struct bpfgov_cpu_state s;
+
+	g->reapplies++;
+	if (act_reapply(g->act) < 0)
+		g->act_errors++;
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		if (read_cpu(g, cpu, &s))
+			continue;
+		if (!g->o->no_floor && floor_apply(g, cpu, s.floor) < 0)
+			g->act_errors++;
+		if (!g->o->no_idle && s.idle_pick != BPFGOV_NO_STATE &&
+		    act_set_idle_poll(g->act, cpu, s.idle_pick, s.poll_ok == 1, &g->cfg))
+			g->act_errors++;
+	}
+}
+
+/* Resume (CLOCK_BOOTTIME runs on through suspend, CLOCK_MONOTONIC does
+ * not) and CPU hotplug (the online mask) re-apply at once; held floors of
+ * CPUs that run again are applied. */
+void platform_watch(struct gov *g, __u64 now)
+{
+	char online[sizeof(g->online)];
+	__s64 off;
+
+	if (!g->o->no_floor)
+		floor_flush(g);
+	if (now < g->next_watch_ns)
+		return;
+	g->next_watch_ns = now + 100000000ull;	/* 10 checks a second */
+	off = boot_offset_ns();
+	if (off - g->boot_off_ns > 500000000ll) {
+		pr_info("resumed from suspend (%.1f s asleep): re-applying floors, idle picks and EPP\n",
+			(off - g->boot_off_ns) / 1e9);
+		g->boot_off_ns = off;
+		reapply_all(g);
+	}
+	read_online(g, online, sizeof(online));
+	/* nothing read (a failed read; a stand-in file caught mid-rewrite)
+	 * is not a change */
+	if (online[0] && strcmp(online, g->online)) {
+		pr_info("online CPUs changed (%s -> %s): re-applying floors, idle picks and EPP\n",
+			g->online[0] ? g->online : "?", online[0] ? online : "?");
+		snprintf(g->online, sizeof(g->online), "%s", online);
+		reapply_all(g);
+	}
+}
+
+/*
+ * Next-timer learning (tracepoint mode). The hrtimer_expire_entry program
+ * only has to see one expiry per CPU to learn where its hrtimer_cpu_base
+ * is; after that it would still run on every hrtimer expiry for nothing.
+ * So it is detached once every online CPU has learned, and attached again
+ * while an online CPU (one brought up later) has not.
+ */
+bool cpu_is_online(int cpu)
+{
+	char path[64], buf[8];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	/* No file: a CPU that cannot be offlined (CPU0 usually). */
+	return read_line(path, buf, sizeof(buf)) || strcmp(buf, "0");
+}
