@@ -110,7 +110,8 @@ struct gov {
  * ring (libbpf numbers its rings from 0) by its tag. */
 #define STATUS_REQ_TAG	UINT64_MAX
 
-/* Set by SIGINT/SIGTERM (start.c): the loop ends, clean-up restores. */
+/* Set by SIGINT/SIGTERM (start.c's handler; loop.c): the loop ends,
+ * clean-up restores. */
 extern volatile sig_atomic_t gov_exiting;
 
 /* start_opts.c */

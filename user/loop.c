@@ -40,6 +40,9 @@
 #include "util.h"
 #include "daemon.h"
 
+/* Set by start's SIGINT/SIGTERM handler: the loop ends, clean-up restores. */
+volatile sig_atomic_t gov_exiting;
+
 /*
  * Wake-up cost samples. sched_waking runs on every wake-up in the system,
  * yet it only stamps the rare wake-up aimed at a sleeping CPU, and the

@@ -48,8 +48,6 @@
 #include "util.h"
 #include "daemon.h"
 
-volatile sig_atomic_t gov_exiting;
-
 static void on_signal(int sig)
 {
 	(void)sig;
