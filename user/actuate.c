@@ -813,6 +813,7 @@ void plat_choose(const struct platform *p, const struct plat_roots *r,
 	if (err) {
 		out->backend = ACT_NONE;
 		out->refused = err == -EPERM;
+		out->broken = !out->refused;
 		/* truncated to fit, as the line it comes from may be longer */
 		fmt_checked(out->reason, sizeof(out->reason), "%s",
 			    act_last_error() ? act_last_error() : strerror(-err));

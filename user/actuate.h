@@ -166,6 +166,7 @@ struct act_choice {
 	char reason[320];		/* why: the line `start` prints */
 	bool taints;			/* an MSR backend: every write taints */
 	bool refused;			/* a forced MSR backend was refused */
+	bool broken;			/* the roots given are unusable: start exits 1 */
 };
 struct plat_roots;
 void plat_choose(const struct platform *p, const struct plat_roots *r,

@@ -190,5 +190,10 @@ int do_probe(int argc, char **argv)
 		probe_text(&p, &r, &ch);
 		kfeat_print(&kf);
 	}
+	/* One answer to one mistake: roots that `start` refuses fail here too. */
+	if (ch.broken) {
+		pr_warn("probe: %s\n", ch.reason);
+		return 1;
+	}
 	return 0;
 }

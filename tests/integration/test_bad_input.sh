@@ -51,6 +51,12 @@ expect_fail "--sysfs-root missing (probe)" 2 "probe: --sysfs-root $T_TMP/nosys: 
 expect_fail "--msr-root a file (start)" 2 "start: --msr-root $MSR/0/msr: not a directory" start --msr-root "$MSR/0/msr" --duration 1
 mkdir -p "$T_TMP/emptymsr"
 expect_fail "MSR files missing (explicit backend)" 1 "modprobe msr" start --backend intel-hwp --msr-root "$T_TMP/emptymsr" --duration 1
+# Short stand-in MSR files: one answer from start and probe alike.
+mkdir -p "$T_TMP/shortmsr/0" "$T_TMP/shortmsr/1"
+head -c 100 /dev/zero >"$T_TMP/shortmsr/0/msr"
+head -c 100 /dev/zero >"$T_TMP/shortmsr/1/msr"
+expect_fail "short stand-in MSR files (start)" 1 "MSR stand-in unusable" start --msr-root "$T_TMP/shortmsr" --duration 1
+expect_fail "short stand-in MSR files (probe)" 1 "probe: MSR stand-in unusable" probe --msr-root "$T_TMP/shortmsr"
 # --report where it cannot be written: refused before anything runs.
 SECONDS=0
 expect_fail "--report in a missing directory" 2 "start: --report /nonexistent/dir/r.json: cannot write there: No such file or directory" \

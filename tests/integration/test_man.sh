@@ -57,7 +57,9 @@ parser_options() {
 		  echo "$GLOBAL" | tr ' ' '\n'; } | sort -u | tr '\n' ' ' | sed 's/ $//'
 		return
 	fi
-	file=$(grep -lE "^int do_$cmd\(int argc" "$TOP"/user/*.c)
+	# the parser lives in <cmd>_opts.c where the command has one, else with do_<cmd>
+	file=$(grep -lE "^int ${cmd}_parse_args\(" "$TOP"/user/*.c | head -n1)
+	[ -n "$file" ] || file=$(grep -lE "^int do_$cmd\(int argc" "$TOP"/user/*.c)
 	[ -n "$file" ] || return
 	shorts=$(grep -oE 'getopt_long\([^,]+, [^,]+, "[^"]*"' "$file" | sed -E 's/.*"([^"]*)"$/\1/' |
 		 tr -d ':' | fold -w1 | sed 's/^/-/')

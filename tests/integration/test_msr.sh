@@ -94,7 +94,10 @@ at_floor_min() {
 }
 # A sleeping CPU's floor is written when it next runs (no actuation wakes
 # it): give each CPU a moment of work, as a user's machine would.
-run_each_cpu() { local c; for c in $(online_cpus); do taskset -c "$c" true 2>/dev/null; done; }
+run_each_cpu() {
+	local c
+	for c in $(online_cpus); do taskset -c "$c" timeout 0.05 sh -c 'while :; do :; done' 2>/dev/null; done
+}
 for i in $(seq 1 100); do at_floor_min && break; run_each_cpu; sleep 0.1; done
 check "every online CPU's HWP min is floor_min's (36): $(for c in $(online_cpus); do printf 'cpu%s %s ' "$c" "$(min_field "$c")"; done)" at_floor_min
 is "status: the applied floor of cpu0 is floor_min" "$(status_get '.actuator.cpus[0].last_floor')" 900
