@@ -57,11 +57,15 @@ int BPF_PROG(bpfgov_cpu_idle, unsigned int state, unsigned int cpu_id)
 	if (!s || !c)
 		return 0;
 	if (state == PWR_EVENT_EXIT) {
+		int resched = !!(idle->thread_info.flags & IDLE_RESCHED_MASK);
+
 		/* The idle exit does not change s->busy. */
-		begin = runs_at_exit(h, s->busy, !!(idle->thread_info.flags & IDLE_RESCHED_MASK),
-				     now) == RUNS_BEGIN;
+		begin = runs_at_exit(h, s->busy, resched, now) == RUNS_BEGIN;
 		if (begin && gov_wake_fast(s, c, now))
 			return 0;
+		/* No task to run: the idle loop goes on (a poll that ran into
+		 * the kernel's time limit). */
+		s->exit_goes_on = !resched;
 		gov_idle_exit(s, c, cpu_id, now);
 		if (begin)
 			gov_busy_begin(s, c, cpu_id, now);

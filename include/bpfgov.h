@@ -129,6 +129,11 @@ struct bpfgov_cpu_state {
 	__u32 alt_hist_pick;
 	__u32 alt_bins[BPFGOV_MAX_STATES];
 	__u64 carry_ns;			/* poll time spent by timed-out polls of this idle period */
+	__u64 poll_limit_ns;		/* the kernel's poll time limit, learned from timed-out
+					 * polls (0: none seen yet; the formula stands in) */
+	__u32 exit_goes_on;		/* set by the caller before an idle exit: no task is to
+					 * run (need_resched clear), the idle loop goes on */
+	__u32 pad_exit;
 	__u32 fall_peak;		/* highest target seen while below the floor */
 	__u32 ctx_streak;		/* idles in a row of the other context's class */
 	__u64 below_since_ns;		/* target has stayed below the floor since (0: not below) */
@@ -149,7 +154,7 @@ struct bpfgov_cpu_state {
 	/* idle history: decayed weight of idle worths per bin, fixed
 	 * point (1 << 10 per sample); bin k = [payback(k), payback(k+1)) */
 	__u32 bins[BPFGOV_MAX_STATES];
-	/* measured wake-up cost of each state (EWMA, ns); 0 until measured */
+	/* measured wake-up cost of each state (a running median, ns); 0 until measured */
 	__u32 wake_cost_ns[BPFGOV_MAX_STATES];
 	/* counters since start */
 	__u64 nr_switches;		/* scx: context switches; trace: busy run starts and ends */
@@ -182,9 +187,11 @@ enum bpfgov_timer_src {
 
 /* Why an idle residency ended (cpu_state.wake_reason, idle_exit records). */
 enum bpfgov_wake {
-	BPFGOV_WAKE_OTHER  = 0,		/* device interrupt, poll time limit, unknown */
+	BPFGOV_WAKE_OTHER  = 0,		/* device interrupt, unknown */
 	BPFGOV_WAKE_TIMER  = 1,		/* the CPU's next timer expired */
 	BPFGOV_WAKE_REMOTE = 2,		/* another CPU woke a task here (IPI or poll flag) */
+	BPFGOV_WAKE_LIMIT  = 3,		/* a poll ran into the kernel's poll time limit: nothing
+					 * woke the CPU and its idle loop goes on */
 	BPFGOV_WAKE__MAX,
 };
 

@@ -787,18 +787,48 @@ static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
  * vCPU or the interrupt was late for reasons that are not the state's. */
 #define POL_TIMER_COST_MAX_NS	(2000ull * POL_NS_PER_US)
 
+/*
+ * A running median (the "frugal" estimator): each sample moves the
+ * estimate by 1/2^(cost_ewma_shift + 1) of itself toward the sample, whatever
+ * the sample's size. An outlier (a halted vCPU the host did not run at
+ * once, a wake-up that waited behind a build) moves it as little as an
+ * ordinary sample, and a run of them must outnumber the ordinary ones to
+ * carry it away: the estimate settles where half of the samples lie above
+ * it. Never below 1 ns once measured (a step of 0 would stall it).
+ */
+static __always_inline __u32 pol_median_step(__u32 est, __u32 x, __u32 shift)
+{
+	__u32 step;
+
+	if (!est)
+		return x ? x : 1;
+	step = est >> (shift + 1);
+	if (!step)
+		step = 1;
+	if (x > est)
+		return x - est < step ? x : est + step;
+	if (x < est)
+		return est - x < step ? x : est - step;
+	return est;
+}
+
 static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u32 st, __u64 lat)
 {
 	__u32 l32 = lat > 0xffffffffull ? 0xffffffffu : (__u32)lat;
 
 	st &= BPFGOV_MAX_STATES - 1;
-	if (!s->wake_cost_ns[st])
-		s->wake_cost_ns[st] = l32;
-	else
-		s->wake_cost_ns[st] += (l32 >> c->cost_ewma_shift) -
-				       (s->wake_cost_ns[st] >> c->cost_ewma_shift);
+	s->wake_cost_ns[st] = pol_median_step(s->wake_cost_ns[st], l32, c->cost_ewma_shift);
 	s->nr_wake_samples++;
+}
+
+/* The kernel's poll time limit as this CPU sees it: learned from its polls
+ * that ran into it (a running median of their lengths), the formula of
+ * cpuidle_poll_time() until one did. */
+static __always_inline __u64 pol_cpu_poll_limit_ns(const struct bpfgov_cpu_state *s,
+						   const struct bpfgov_config *c)
+{
+	return s->poll_limit_ns ? s->poll_limit_ns : pol_poll_limit_ns(c);
 }
 
 /* The expected idle length (the loader's figure): an EWMA of idle worth,
@@ -952,7 +982,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 {
 	__u32 st, wake = BPFGOV_WAKE_OTHER, near = 0;
 	__u64 res, idle, lat = 0, hist, cost, timer = s ? s->next_timer_ns : 0;
-	int long_poll = 0, stamped = 0, sampled = 0, remote, timed_out = 0;
+	int long_poll = 0, stamped = 0, sampled = 0, remote, timed_out = 0, goes_on;
 
 	if (!s || !c || !residency_ns || !wake_lat_ns)
 		return 0;
@@ -975,14 +1005,21 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		timer = 0;
 
 	/* Why the CPU woke, and what that wakeup cost: whichever of the
-	 * remote stamp and the timer expiry came first. A poll that no other
-	 * CPU ended and that lasted the kernel's poll time limit ran into it
-	 * (poll_idle() ends only on need_resched or on that limit; a timer
-	 * interrupt meanwhile, e.g. the tick, need not have woken anything). */
+	 * remote stamp and the timer expiry came first. A poll after which
+	 * no task is to run (the caller saw need_resched clear: s->exit_goes_on)
+	 * ran into the kernel's poll time limit, whatever its length:
+	 * poll_idle() ends only on need_resched or on that limit, and the
+	 * idle loop goes on. Neither a waker nor a timer ended it. */
 	remote = s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns &&
 		 !(s->timer_fired && timer && timer <= s->wake_ts_ns);
-	if (c->state_is_poll[st] && !remote && c->poll_max_us && res >= pol_poll_limit_ns(c)) {
+	goes_on = s->exit_goes_on;
+	s->exit_goes_on = 0;
+	if (c->state_is_poll[st] && goes_on) {
 		timed_out = 1;
+		wake = BPFGOV_WAKE_LIMIT;
+		s->poll_limit_ns = pol_median_step((__u32)s->poll_limit_ns,
+						   res > 0xffffffffull ? 0xffffffffu : (__u32)res,
+						   c->cost_ewma_shift);
 	} else if (remote) {
 		lat = now - s->wake_ts_ns;
 		wake = BPFGOV_WAKE_REMOTE;
@@ -1035,8 +1072,13 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		__u32 h = pol_first_halt(s, c);
 
 		s->carry_ns += res;
+		/* And a far next timer vetoes polling at once: nothing woke
+		 * the CPU for a whole poll limit, and halting from now until
+		 * the timer pays back. A near one keeps it polling (a halt
+		 * that the timer ends before it pays back costs more). */
 		long_poll = h == BPFGOV_NO_STATE ||
 			    pol_paid(s, c, h, s->carry_ns) ||
+			    (timer > now && pol_paid(s, c, h, timer - now)) ||
 			    s->resid_share * 2 >= POL_BIN_ONE;
 		s->nr_long_polls += long_poll;
 		return pol_idle_learn(s, c, st | POL_LEARN_SELECT_ONLY |
@@ -1049,7 +1091,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	hist = idle + s->carry_ns;
 	if (s->carry_ns) {
 		__u32 h = pol_first_halt(s, c);
-		__u64 first = pol_poll_limit_ns(c);
+		__u64 first = pol_cpu_poll_limit_ns(s, c);
 
 		s->resid_share -= s->resid_share >> c->bin_decay_shift;
 		if (h != BPFGOV_NO_STATE && hist > first && pol_paid(s, c, h, hist - first))

@@ -44,6 +44,7 @@ const char *wake_name(__u32 wake)
 	switch (wake) {
 	case BPFGOV_WAKE_TIMER: return "timer";
 	case BPFGOV_WAKE_REMOTE: return "ipi";
+	case BPFGOV_WAKE_LIMIT: return "limit";
 	default: return "other";
 	}
 }

@@ -78,6 +78,7 @@ static int rec_sample(void *ctx, void *data, size_t size)
 			[BPFGOV_WAKE_OTHER] = TRACE_WAKE_OTHER,
 			[BPFGOV_WAKE_TIMER] = TRACE_WAKE_TIMER,
 			[BPFGOV_WAKE_REMOTE] = TRACE_WAKE_IPI,
+			[BPFGOV_WAKE_LIMIT] = TRACE_WAKE_LIMIT,
 		};
 
 		if (trace_add_idle(rc->t, e->ts_ns, e->dur_ns, e->cpu, state,

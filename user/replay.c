@@ -135,6 +135,8 @@ struct timeline {
 	struct tl_event *ev;
 	size_t nr_ev, cap_ev;
 	__u64 t0, t1;
+	__u64 poll_limit_ns;		/* median of the polls that ran into the limit (0: none) */
+	size_t nr_limit;
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -240,7 +242,8 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 		    const struct replay_result *r, struct timeline *tl)
 {
 	__u64 *pend_wake_ts = NULL, *pend_wake_lat = NULL, *last_busy_end = NULL;
-	size_t *last_idle = NULL;
+	__u64 *limit_start = NULL, *limit_timer = NULL, *limits = NULL;
+	size_t *last_idle = NULL, nr_limits = 0, cap_limits = 0;
 	int *have_gap_recs = NULL, ret = -ENOMEM;
 
 	memset(tl, 0, sizeof(*tl));
@@ -251,8 +254,10 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 	last_busy_end = calloc(t->nr_cpus, sizeof(__u64));
 	last_idle = calloc(t->nr_cpus, sizeof(size_t));
 	have_gap_recs = calloc(t->nr_cpus, sizeof(int));
+	limit_start = calloc(t->nr_cpus, sizeof(__u64));
+	limit_timer = calloc(t->nr_cpus, sizeof(__u64));
 	if (!tl->cpu || !pend_wake_ts || !pend_wake_lat || !last_busy_end || !last_idle ||
-	    !have_gap_recs)
+	    !have_gap_recs || !limit_start || !limit_timer)
 		goto out;
 	for (size_t i = 0; i < t->nr; i++)
 		if (t->recs[i].kind == BPFGOV_EV_IDLE_GAP)
@@ -271,6 +276,7 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 			tl->t1 = rec->ts_ns;
 		switch (rec->kind) {
 		case BPFGOV_EV_BUSY:
+			limit_start[rec->cpu] = 0;	/* a task ran: that idle period ended */
 			if (grow((void **)&c->seg, &c->cap_seg, c->nr_seg + 1, sizeof(*c->seg)))
 				goto out;
 			memset(&c->seg[c->nr_seg], 0, sizeof(*c->seg));
@@ -306,8 +312,22 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 			break;
 		case BPFGOV_EV_IDLE_EXIT: {
 			struct idle_entry *e;
-			__u64 lat = 0, cost = r->cost_ns[rec->state];
+			__u64 lat = 0, cost = r->cost_ns[rec->state], dur = rec->dur_ns;
 
+			/* A poll that ran into the kernel's time limit: the
+			 * idle period goes on in the CPU's next residency, and
+			 * the replay cuts polls as that limit does. */
+			if (rec->wake == TRACE_WAKE_LIMIT && rec->state < t->nr_states &&
+			    t->states[rec->state].is_poll) {
+				if (!limit_start[rec->cpu]) {
+					limit_start[rec->cpu] = start;
+					limit_timer[rec->cpu] = rec->next_timer_ns;
+				}
+				if (grow((void **)&limits, &cap_limits, nr_limits + 1, sizeof(__u64)))
+					goto out;
+				limits[nr_limits++] = rec->dur_ns;
+				break;
+			}
 			if (grow((void **)&c->idle, &c->cap_idle, c->nr_idle + 1, sizeof(*e)))
 				goto out;
 			if (pend_wake_ts[rec->cpu] == rec->ts_ns && pend_wake_lat[rec->cpu]) {
@@ -316,16 +336,22 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 			}
 			e = &c->idle[c->nr_idle];
 			e->enter_ns = start;
-			e->exit_ns = rec->ts_ns;
 			e->rec_timer_ns = rec->next_timer_ns;
+			if (limit_start[rec->cpu] && limit_start[rec->cpu] <= start) {
+				e->enter_ns = limit_start[rec->cpu];
+				e->rec_timer_ns = limit_timer[rec->cpu];
+				dur = rec->ts_ns - e->enter_ns;
+			}
+			limit_start[rec->cpu] = 0;
+			e->exit_ns = rec->ts_ns;
 			e->wake = rec->wake;
 			e->remote = lat != 0;
 			if (lat)
-				e->sleep_ns = lat < rec->dur_ns ? rec->dur_ns - lat : 0;
+				e->sleep_ns = lat < dur ? dur - lat : 0;
 			else
-				e->sleep_ns = cost < rec->dur_ns ? rec->dur_ns - cost : 0;
+				e->sleep_ns = cost < dur ? dur - cost : 0;
 			last_idle[rec->cpu] = ++c->nr_idle;	/* index + 1 */
-			if (tl_push(tl, start, rec->cpu, EV_IDLE, c->nr_idle - 1))
+			if (tl_push(tl, e->enter_ns, rec->cpu, EV_IDLE, c->nr_idle - 1))
 				goto out;
 			break;
 		}
@@ -351,6 +377,11 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 	}
 	if (!t->nr)
 		tl->t0 = 0;
+	if (nr_limits) {
+		qsort(limits, nr_limits, sizeof(__u64), u64_cmp);
+		tl->poll_limit_ns = limits[nr_limits / 2];
+		tl->nr_limit = nr_limits;
+	}
 	/* qsort's base must not be NULL, even for no elements (UBSan). */
 	if (tl->nr_ev)
 		qsort(tl->ev, tl->nr_ev, sizeof(*tl->ev), ev_cmp);
@@ -373,6 +404,9 @@ out:
 	free(last_busy_end);
 	free(last_idle);
 	free(have_gap_recs);
+	free(limit_start);
+	free(limit_timer);
+	free(limits);
 	if (ret)
 		tl_free(tl);
 	return ret;
@@ -508,6 +542,13 @@ static __u64 delta_tick(const struct replay_opts *o, __u64 t)
 
 /* ------------------------------------------------------ reference idle */
 
+/* The kernel's poll time limit where it is known: --poll-limit-us, else
+ * what the trace's polls that ran into it say (0: the models' formula). */
+static __u64 kernel_poll_limit(const struct timeline *tl, const struct replay_opts *o)
+{
+	return o->poll_limit_ns ? o->poll_limit_ns : tl->poll_limit_ns;
+}
+
 static void run_ref_idle(int pol, const struct timeline *tl,
 			 const struct replay_opts *o, const struct judge *j,
 			 const struct ref_states *rs, struct replay_stats *s)
@@ -535,8 +576,12 @@ static void run_ref_idle(int pol, const struct timeline *tl,
 				__u64 elapsed = e->sleep_ns - remaining, nt = entry_next_timer(e, o);
 				__u64 next_timer = nt > elapsed ? nt - elapsed : 0;
 				int pick = ref_idle_select(&m, next_timer, delta_tick(o, now));
-				/* only poll_idle() asks for the limit (and caches it) */
+				/* only poll_idle() asks for the limit (and caches it);
+				 * the kernel's, where known, but for haltpoll's window */
 				__u64 limit = j->poll[pick] ? ref_idle_poll_limit(&m) : 0;
+
+				if (limit && kind_of[pol] != REF_HALTPOLL && kernel_poll_limit(tl, o))
+					limit = kernel_poll_limit(tl, o);
 
 				count_decision(j, s, (__u32)pick);
 				if (!round)
@@ -615,7 +660,7 @@ static __s64 actuated_latency_req(const struct bpfgov_config *cfg, __u32 pick)
 static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_config *cfg,
 			    const struct replay_opts *o, const struct judge *j,
 			    const struct idle_entry *ie, __u64 now, __u64 ideal_poll_limit,
-			    struct replay_stats *st)
+			    __u64 kernel_limit, struct replay_stats *st)
 {
 	struct bpfgov_cpu_state *s = &v->s;
 	__u64 remaining = ie->sleep_ns, at = now, res, lat, nt = entry_next_timer(ie, o);
@@ -640,6 +685,8 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 					    delta_tick(o, at));
 			pick = (__u32)g < j->n ? (__u32)g : j->n - 1;
 			limit = j->poll[pick] ? ref_idle_poll_limit(&v->gov) : 0;
+			if (limit && kernel_limit)
+				limit = kernel_limit;
 		}
 		/* What the BPF side reads at idle entry: the CPU's next timer. */
 		s->next_timer_ns = at + (nt > ie->sleep_ns - remaining ? nt - (ie->sleep_ns - remaining) : 0);
@@ -650,8 +697,9 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 			first = pick;
 		pol_idle_enter(s, cfg, pick, at);
 		if (j->poll[pick] && remaining > limit && round < 63) {
-			/* poll_idle() time limit: the idle loop exits and the
-			 * hook runs again. */
+			/* poll_idle() time limit: the idle loop exits (no
+			 * task to run: it goes on) and the hook runs again. */
+			s->exit_goes_on = 1;
 			pol_idle_exit(s, cfg, at + limit, &res, &lat);
 			if (gov >= 0)
 				ref_idle_reflect(&v->gov, (int)pick, limit, 1);
@@ -724,7 +772,7 @@ static int run_timeline(const struct timeline *tl,
 	int ret = -ENOMEM, want_bpf = 0, want_v[NR_VARIANTS];
 
 	ref_states_from(&rs, cfg, o->tick_ns);
-	poll_limit = ref_poll_time(&rs);
+	poll_limit = kernel_poll_limit(tl, o) ? kernel_poll_limit(tl, o) : ref_poll_time(&rs);
 	for (int k = 0; k < NR_VARIANTS; k++) {
 		want_v[k] = !!(o->policies & (1u << variant_policy[k]));
 		want_bpf |= want_v[k];
@@ -829,7 +877,7 @@ static int run_timeline(const struct timeline *tl,
 			case EV_IDLE:
 				bpf_idle_period(&c->v[k], variant_gov[k], cfg, o, j,
 						&tl->cpu[e->cpu].idle[e->idx], now, poll_limit,
-						&r->p[variant_policy[k]]);
+						kernel_poll_limit(tl, o), &r->p[variant_policy[k]]);
 				break;
 			}
 		}
@@ -971,6 +1019,9 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 		snprintf(err, errlen, "out of memory building the timeline");
 		return ret;
 	}
+	r->nr_limit_polls = tl.nr_limit;
+	r->poll_limit_ns = kernel_poll_limit(&tl, o);
+	r->poll_limit_from = o->poll_limit_ns ? 2 : tl.poll_limit_ns ? 1 : 0;
 	r->duration_s = tl.t1 > tl.t0 ? (double)(tl.t1 - tl.t0) / 1e9 : 0;
 	r->span_ns = tl.t1 > tl.t0 ? tl.t1 - tl.t0 : 0;
 	ret = power_model_build(&r->pm, o->power_model, t, err, errlen);
@@ -1017,6 +1068,9 @@ static void replay_usage(FILE *out)
 		"  --hwp-rate-limit-us N  HWP passive transition delay (default 5000)\n"
 		"  --haltpoll-ns N     haltpoll guest_halt_poll_ns (default 200000; a KVM guest's\n"
 		"                      haltpoll often runs with 0: the window never opens)\n"
+		"  --poll-limit-us N   the kernel's poll time limit (default: the median of the\n"
+		"                      trace's polls that ran into it, else cpuidle_poll_time()'s\n"
+		"                      formula from the tick and the state table)\n"
 		"  --power-model S     the judge's power model: STATE=FRACTION[,...] (STATE an index\n"
 		"                      or name, FRACTION of full power in [0, 1]); polling is 1;\n"
 		"                      default: first non-polling state 0.3, each deeper one half\n"
@@ -1076,7 +1130,7 @@ static int add_policies(__u32 *mask, char *arg)
 int do_replay(int argc, char **argv)
 {
 	enum { O_TICK = 256, O_TIMER, O_RL, O_HWPRL, O_HP, O_JUDGE, O_NOTICK, O_POWER, O_TIE_E,
-	       O_TIE_L, O_PROFILE, O_PLATFORM, O_FL_TIE_E, O_FL_TIE_L };
+	       O_TIE_L, O_PROFILE, O_PLATFORM, O_FL_TIE_E, O_FL_TIE_L, O_POLL_LIMIT };
 	static const struct option opts[] = {
 		{ "policy", required_argument, NULL, 'p' },
 		{ "set", required_argument, NULL, 's' },
@@ -1095,6 +1149,7 @@ int do_replay(int argc, char **argv)
 		{ "platform", required_argument, NULL, O_PLATFORM },
 		{ "floor-tie-energy-pct", required_argument, NULL, O_FL_TIE_E },
 		{ "floor-tie-delay-us", required_argument, NULL, O_FL_TIE_L },
+		{ "poll-limit-us", required_argument, NULL, O_POLL_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1160,6 +1215,15 @@ int do_replay(int argc, char **argv)
 			break;
 		case O_NOTICK:
 			o.no_tick = 1;
+			break;
+		case O_POLL_LIMIT:
+			if (parse_u32(optarg, 1, 1000000, &v)) {
+				pr_warn("replay: bad value '%s' for --poll-limit-us (1..1000000)\n",
+					optarg);
+				ret = 2;
+				goto out;
+			}
+			o.poll_limit_ns = (__u64)v * 1000;
 			break;
 		case O_PROFILE:
 			profile = cfg_profile_find(optarg);

@@ -141,6 +141,12 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 		(unsigned long long)(o->tick_ns / 1000), (unsigned long long)(o->timer_ns / 1000),
 		o->sugov_rate_limit_us, o->hwp_rate_limit_us,
 		(unsigned long long)o->hp.guest_halt_poll_ns);
+	if (r->poll_limit_from == 2)
+		fprintf(out, "polls    the kernel's poll time limit %.1f us (--poll-limit-us)\n",
+			r->poll_limit_ns / 1e3);
+	else if (r->poll_limit_from == 1)
+		fprintf(out, "polls    the kernel's poll time limit %.1f us (median of the trace's %zu polls that ran into it)\n",
+			r->poll_limit_ns / 1e3, r->nr_limit_polls);
 	fprintf(out, "power    full power = polling = 1;");
 	for (__u32 k = 0; k < t->nr_states; k++)
 		fprintf(out, " %s %.3g", t->states[k].name, r->pm.frac[k]);
@@ -224,6 +230,10 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+	jsonw_uint_field(w, "poll_limit_ns", r->poll_limit_ns);
+	jsonw_string_field(w, "poll_limit_from",
+			   r->poll_limit_from == 2 ? "option" : r->poll_limit_from ? "trace" : "model");
+	jsonw_uint_field(w, "limit_polls", r->nr_limit_polls);
 	jsonw_name(w, "judge");
 	jsonw_start_object(w);
 	jsonw_name(w, "power_model");

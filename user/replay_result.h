@@ -48,6 +48,8 @@ struct replay_opts {
 	__u32 sugov_rate_limit_us;	/* schedutil rate_limit_us */
 	__u32 hwp_rate_limit_us;	/* intel_cpufreq passive+HWP transition delay */
 	struct ref_haltpoll_params hp;
+	__u64 poll_limit_ns;		/* the kernel's poll time limit (0: the trace's, from its
+					 * polls that ran into it, else the governor model's) */
 	int no_tick;			/* bpfgov: do not feed pol_tick */
 	__u32 judge_pct;		/* a state pays back once sleep >= cost x this / 100 */
 	const char *power_model;	/* --power-model spec (NULL: defaults) */
@@ -103,6 +105,9 @@ struct replay_result {
 	__u64 cost_ns[BPFGOV_MAX_STATES];	/* wake-up cost per state used by the judge */
 	int cost_from[BPFGOV_MAX_STATES];	/* 0 table, 1 samples (median), 2 header */
 	__u64 span_ns;				/* trace span (first start to last end) */
+	__u64 poll_limit_ns;			/* the kernel's poll time limit replayed (0: model's) */
+	int poll_limit_from;			/* 0 the governor model, 1 the trace, 2 the option */
+	size_t nr_limit_polls;			/* the trace's polls that ran into the limit */
 	struct power_model pm;			/* the judge's power model */
 	double oracle_energy_pct;		/* the oracle's idle energy, % of one CPU */
 	double oracle_latency_us;		/* its mean wake-up cost per idle period */

@@ -72,6 +72,7 @@ static const char *const wake_names[TRACE_WAKE__MAX] = {
 	[TRACE_WAKE_TIMER] = "timer",
 	[TRACE_WAKE_IPI] = "ipi",
 	[TRACE_WAKE_OTHER] = "other",
+	[TRACE_WAKE_LIMIT] = "limit",
 };
 
 const char *trace_wake_name(__u32 wake)

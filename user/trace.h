@@ -41,6 +41,8 @@ enum trace_wake {
 	TRACE_WAKE_TIMER   = 1,		/* "timer": a timer (or the tick) expired */
 	TRACE_WAKE_IPI     = 2,		/* "ipi": another CPU woke it (IPI or need_resched) */
 	TRACE_WAKE_OTHER   = 3,		/* "other": a device interrupt or anything else */
+	TRACE_WAKE_LIMIT   = 4,		/* "limit": a poll ran into the kernel's poll time
+					 * limit; the idle period goes on in the next record */
 	TRACE_WAKE__MAX,
 };
 
