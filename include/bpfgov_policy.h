@@ -865,7 +865,8 @@ static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s,
  * server's bursts and lulls), each context learns its own run and a change
  * of phase costs one wrong pick, not the several that a single history
  * needs to turn over; where they are mixed at random, both contexts learn
- * the same mix. A context never visited starts as a copy of the other.
+ * the same mix. A context never visited (or faded
+ * by quiet periods, see POL_QUIET_SHIFT) starts as a copy of the other.
  */
 /* Idles in a row of the other class before the history context swaps. */
 #define POL_CTX_STREAK	2u
@@ -877,9 +878,11 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls
 	if (cls == s->ctx)
 		return;
 	for (k = 0; k < BPFGOV_MAX_STATES; k++)
-		seen |= s->alt_bins[k];
+		seen += s->alt_bins[k];
 	s->ctx = cls;
-	if (!seen) {
+	/* Less than half a sample's weight left (never visited, or faded
+	 * by quiet periods): as good as never visited. */
+	if (seen < POL_BIN_ONE / 2) {
 		for (k = 0; k < BPFGOV_MAX_STATES; k++)
 			s->alt_bins[k] = s->bins[k];
 		s->alt_long_share = s->long_share;
@@ -899,6 +902,19 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls
 	s->alt_hist_pick = t;
 }
 
+/*
+ * A quiet CPU forgets: an idle period of 2^POL_QUIET_SHIFT ns (8.4 ms) or
+ * more halves the history it is learned into once per such length (at most
+ * POL_QUIET_MAX times), on top of the decay by idle count. Evidence of short
+ * idles then lapses with time, not only with the number of idles that
+ * follow it: after a burst, the second quiet idle in a row turns the pick
+ * (a lone lull among short idles adds one sample and still leaves them the
+ * majority). A sleeping CPU is never woken for it: it is learned at the
+ * exit of the idle period that was quiet.
+ */
+#define POL_QUIET_SHIFT		23
+#define POL_QUIET_MAX		7u
+
 #define POL_LEARN_LONG_POLL	0x100u	/* @st_flags: a poll overran poll_max_us */
 #define POL_LEARN_SELECT_ONLY	0x200u	/* @st_flags: the period goes on, learn nothing yet */
 #define POL_LEARN_TIMER_NEAR	0x400u	/* @st_flags: the next timer came before halt paid back */
@@ -906,7 +922,7 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
-	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1);
+	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1), quiet;
 	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
 	__u64 cost[BPFGOV_MAX_STATES];
 
@@ -938,11 +954,15 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		if (pol_pays_back(c, k, cost[k], hist))
 			bin = k;
 	}
-	/* History: decay, then add this idle period to its bin. */
+	/* History: decay (by count, and by time for a quiet period), then
+	 * add this idle period to its bin. */
+	quiet = (__u32)pol_min64(hist >> POL_QUIET_SHIFT, POL_QUIET_MAX);
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
 		s->bins[k] -= s->bins[k] >> c->bin_decay_shift;
+		s->bins[k] >>= quiet;
+		s->alt_bins[k] >>= quiet;	/* the other context's evidence ages too */
 	}
 	s->bins[bin & (BPFGOV_MAX_STATES - 1)] += POL_BIN_ONE;
 	pol_expect_idle(s, idle);

@@ -223,8 +223,10 @@ static void synth_usage(FILE *out)
 		"  periodic --hz F --sweep LO:HI:STEP [--step-s S]  load LO..HI and back, S s a step (3)\n"
 		"  impulse --gap-us G|LO:HI [--trials N] [--busy-ms B]  long busy, one gap, busy\n"
 		"                                                (default 842 us, 100 trials, 100 ms)\n"
-		"  pingpong --work-us W [--duration S] [--hop-us H]  token between CPU0 and CPU1,\n"
-		"                                                W us of work per hop (+H us overhead, 5)\n"
+		"  pingpong --work-us W [--duration S] [--hop-us H] [--quiet-s Q]  token between\n"
+		"                      CPU0 and CPU1, W us of work per hop (+H us overhead, 5),\n"
+		"                      then Q s of a quiet machine: timers alone wake each CPU,\n"
+		"                      every 5..50 ms (0)\n"
 		"  bursty [--burst N] [--work-us W] [--gap-us G] [--lull-ms LO:HI] [--duration S]\n"
 		"                      a server: N requests of W us with G us idle between them\n"
 		"                      (8, 50, 30), then a lull of LO..HI ms (5:20), 10 s\n"
@@ -246,7 +248,7 @@ int do_synth(int argc, char **argv)
 {
 	enum { O_HZ = 256, O_LOAD, O_DUR, O_SWEEP, O_STEP, O_GAP, O_TRIALS, O_BUSY, O_WORK,
 	       O_HOP, O_BURST, O_LULL, O_SHORT, O_LONG, O_LONGPCT, O_PHASE, O_HALT, O_POLL, O_REC,
-	       O_JITTER, O_SEED, O_TABLE };
+	       O_JITTER, O_SEED, O_TABLE, O_QUIET };
 	static const struct option opts[] = {
 		{ "hz", required_argument, NULL, O_HZ },
 		{ "load", required_argument, NULL, O_LOAD },
@@ -258,6 +260,7 @@ int do_synth(int argc, char **argv)
 		{ "busy-ms", required_argument, NULL, O_BUSY },
 		{ "work-us", required_argument, NULL, O_WORK },
 		{ "hop-us", required_argument, NULL, O_HOP },
+		{ "quiet-s", required_argument, NULL, O_QUIET },
 		{ "burst", required_argument, NULL, O_BURST },
 		{ "lull-ms", required_argument, NULL, O_LULL },
 		{ "short-us", required_argument, NULL, O_SHORT },
@@ -278,7 +281,7 @@ int do_synth(int argc, char **argv)
 	 * rather than silently ignored. */
 	static const char *const takes[] = { "periodic", "hz load duration sweep step-s",
 					     "impulse", "gap-us trials busy-ms",
-					     "pingpong", "work-us duration hop-us",
+					     "pingpong", "work-us duration hop-us quiet-s",
 					     "bursty", "burst work-us gap-us lull-ms duration",
 					     "mix", "work-us short-us long-us long-pct phase-ms duration" };
 	const int nr_scen = (int)(sizeof(takes) / sizeof(takes[0]));
@@ -287,7 +290,7 @@ int do_synth(int argc, char **argv)
 	double hz = 347, load = 50, dur = -1, step_s = 3, lo = 0, hi = 0, step = 0;
 	double gap_lo = 842, gap_hi = 842, busy_ms = 100, work_us = 0, hop_us = 5;
 	double halt_us = 100, poll_us = 1, lull_lo = 5, lull_hi = 20, short_us = 20, long_us = 2000;
-	double long_pct = 30, phase_ms = 0, burst = 8;
+	double long_pct = 30, phase_ms = 0, burst = 8, quiet_s = 0;
 	__u32 trials = 100;
 	int truthful = 0, work_set = 0, gap_set = 0;
 	int c, sweep = 0, ret = 2, scen_idx = -1;
@@ -386,6 +389,7 @@ int do_synth(int argc, char **argv)
 			}
 			break;
 		case O_HOP: hop_us = v; break;
+		case O_QUIET: quiet_s = v; break;
 		case O_HALT: halt_us = v; break;
 		case O_POLL: poll_us = v; break;
 		case O_JITTER: s.jitter_ns = (__u64)(v * NS_PER_US); break;
@@ -555,6 +559,24 @@ int do_synth(int argc, char **argv)
 				goto nomem;
 			idle1_since = now + w0 + w1 + L;
 			now += w0 + w1 + 2 * L;
+		}
+		/* A quiet machine: each CPU sleeps until a timer of its own
+		 * (known at idle entry), runs 10 us, sleeps again. */
+		if (quiet_s > 0) {
+			__u64 qend = now + (__u64)(quiet_s * NS_PER_S), since[2] = { now, idle1_since };
+
+			for (__u32 cpu = 0; cpu < 2; cpu++) {
+				for (__u64 t = since[cpu];;) {
+					__u64 sl = 5 * NS_PER_MS + rnd_below(&s, 45 * NS_PER_MS);
+
+					if (t + sl + 10 * NS_PER_US > qend)
+						break;
+					if (add_idle(&s, cpu, t, t + sl, 0) ||
+					    add_busy(&s, cpu, t + sl, t + sl + 10 * NS_PER_US))
+						goto nomem;
+					t += sl + 10 * NS_PER_US;
+				}
+			}
 		}
 	}
 	trace_sort(&s.t);

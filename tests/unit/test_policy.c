@@ -1923,6 +1923,45 @@ static void test_idle_context_random_mix(void **state)
 	assert_true(halted_short * 8 < shorts);
 }
 
+/* A quiet CPU forgets by time: after a burst of short idles, the second
+ * quiet idle (>= 8.4 ms) in a row turns the pick to halting by the history
+ * itself; one lull among short idles does not. */
+static void test_idle_quiet_decay(void **state)
+{
+	struct sim m;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	m.s.wake_cost_ns[1] = 100 * US;
+	for (i = 0; i < 40; i++)
+		sim_period(&m, 20 * US);
+	assert_int_equal(m.s.idle_pick, 0);
+	sim_period(&m, 20 * MS);
+	assert_int_equal(m.s.hist_pick, 0);	/* one lull: 1024 of 2816 */
+	sim_period(&m, 20 * MS);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.hist_pick, 1);	/* the history's own, not the veto's */
+	/* a lone lull among short idles leaves them polled */
+	sim_init(&m);
+	m.s.wake_cost_ns[1] = 100 * US;
+	for (i = 0; i < 40; i++)
+		sim_period(&m, 20 * US);
+	sim_period(&m, 20 * MS);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(sim_period(&m, 20 * US), 0);
+	assert_int_equal(m.s.idle_pick, 0);
+	/* below 8.4 ms no time decay: a 2 ms idle decays by count alone */
+	sim_init(&m);
+	m.s.idle_pick = 0;
+	m.s.hist_pick = 0;
+	m.s.ctx = 0;
+	m.s.bins[0] = 8 * 1024;
+	m.s.wake_cost_ns[1] = 100 * US;
+	sim_period(&m, 2 * MS);
+	assert_int_equal(m.s.bins[0], 7 * 1024);
+}
+
 /* A poll ended by the kernel's time limit: the idle period goes on, the
  * polled time is carried into it, and the whole period is learned when it
  * ends. Poll, then halt: polling goes on until the carried time reaches
@@ -3245,6 +3284,7 @@ int main(void)
 		cmocka_unit_test(test_idle_timed_out_poll_carried),
 		cmocka_unit_test(test_idle_poll_timeout_edges),
 		cmocka_unit_test(test_idle_poll_limit_learned_far_timer),
+		cmocka_unit_test(test_idle_quiet_decay),
 		cmocka_unit_test(test_idle_poll_limit),
 		cmocka_unit_test(test_idle_timer_cap),
 		cmocka_unit_test(test_idle_near_timer_poll_ok),
