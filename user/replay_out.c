@@ -147,6 +147,8 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 	else if (r->poll_limit_from == 1)
 		fprintf(out, "polls    the kernel's poll time limit %.1f us (median of the trace's %zu polls that ran into it)\n",
 			r->poll_limit_ns / 1e3, r->nr_limit_polls);
+	else
+		fprintf(out, "polls    the kernel's poll time limit: the governor models' (cpuidle_poll_time(), haltpoll's window)\n");
 	fprintf(out, "power    full power = polling = 1;");
 	for (__u32 k = 0; k < t->nr_states; k++)
 		fprintf(out, " %s %.3g", t->states[k].name, r->pm.frac[k]);

@@ -15,7 +15,7 @@ n=$(grep -cE '^[0-9]+ [0-9]+ (busy|gap|idle|wake) ' "$T_TMP/live.trace")
 check "the recording holds busy/gap/idle records ($n)" [ "$n" -gt 100 ]
 # Version 2 idle records: <ts> <cpu> idle <dur> <state> <next_timer_ns|-> <wake>
 ni=$(grep -cE '^[0-9]+ [0-9]+ idle ' "$T_TMP/live.trace")
-nw=$(grep -cE '^[0-9]+ [0-9]+ idle [0-9]+ [0-9]+ ([0-9]+|-) (timer|ipi|other)$' "$T_TMP/live.trace")
+nw=$(grep -cE '^[0-9]+ [0-9]+ idle [0-9]+ [0-9]+ ([0-9]+|-) (timer|ipi|other|limit)$' "$T_TMP/live.trace")
 is "every idle record carries the next timer and the wake reason ($nw of $ni)" "$nw" "$ni"
 nt=$(grep -cE '^[0-9]+ 1 idle [0-9]+ [0-9]+ [0-9]+ timer$' "$T_TMP/live.trace")
 check "CPU1's timer wake-ups carry a next timer ($nt)" [ "$nt" -gt 0 ]
