@@ -229,6 +229,7 @@ bench_cleanup() {
 	gov_down
 	ref_down
 	restore_qos
+	declare -F live_restore_hp >/dev/null && live_restore_hp
 	if [ -n "$ORIG_GOVERNOR" ] && [ "$(idle_governor)" != "$ORIG_GOVERNOR" ]; then
 		set_governor "$ORIG_GOVERNOR" || warn "could not restore cpuidle governor $ORIG_GOVERNOR"
 	fi

@@ -119,6 +119,7 @@ goal_rows() {
 	[ "$return_shootout" = 1 ] || printf 'shoot-out: poll time <= 10%% of CPU time at 500 us (bpfgov)\t%s%%\t%s\n' \
 		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
 
+	live_goal_rows
 	judge_goal_rows
 	floor_goal_rows
 }
@@ -331,7 +332,7 @@ write_doc() {
 		echo
 		echo "Other work on the machine: CPU time used while nothing of the benchmark ran, sampled over 1 s just before and just after each section (before a section the benchmark waits up to ${QUIET_WAIT} s for < 10 % and no other bpfgov instance). The load average includes the benchmark's own workloads (switchstorm runs 64 threads)."
 		echo
-		jq -rs 'group_by(.section) | map(add) | sort_by(.section | {"overhead":0,"tools":1,"latency":2,"ringbuf":3,"shootout":4,"replay":5}[.] // 9) |
+		jq -rs 'group_by(.section) | map(add) | sort_by(.section | {"overhead":0,"tools":1,"latency":2,"ringbuf":3,"shootout":4,"live":4.5,"replay":5}[.] // 9) |
 			"| section | others before | others after | waited | load average before | other bpfgov BPF programs |", "|---|---|---|---|---|---|",
 			(.[] | "| \(.section) | \(.busy_pct * 10 | round / 10) % | \(if .after_pct == null then "n/a" else "\(.after_pct * 10 | round / 10) %" end) | \(.waited_s) s | \(.load) | \(.foreign_progs) |")' \
 			"$OUT/quiet.jsonl"
@@ -356,6 +357,7 @@ write_doc() {
 	doc_latency
 	doc_ringbuf
 	doc_shootout
+	doc_live
 	doc_replay
 	doc_vm
 }

@@ -6,7 +6,7 @@
 # docs/BENCHMARKS.md with the results, the machine facts and the exact
 # commands behind every number.
 #
-#   tests/bench/run.sh [overhead] [latency] [ringbuf] [shootout] [replay]
+#   tests/bench/run.sh [overhead] [tools] [latency] [ringbuf] [shootout] [live] [replay]
 #
 # Sections (default: all):
 #   overhead  ping-pong loops/s (0 and 20 us of work) with bpfgov loaded (no
@@ -22,6 +22,11 @@
 #             without `tail --all --json` attached
 #   shootout  ping-pong at 0/20/100/500 us under each kernel idle governor,
 #             under bpfgov's idle choice, and with polling forced (PM QoS)
+#   live      the live idle judge (tests/bench/live.sh): each kernel governor,
+#             haltpoll at the kernel's default window, forced POLL and bpfgov's
+#             profiles against ping-pong, a quiet machine after a burst and
+#             cyclictest --laptop; performance and poll time as the kernel
+#             measures them, a verdict per workload (driver none: not measurable)
 #   replay    seed scenarios (`govloader synth`, both idle tables) and traces
 #             recorded here, judged by `govloader replay --json` (judge.sh)
 #
@@ -53,6 +58,7 @@ export BPFGOV_RUN_DIR=${BPFGOV_RUN_DIR:-/run/bpfgov-bench}
 . tests/bench/lib.sh
 . tests/bench/report.sh
 . tests/bench/judge.sh
+. tests/bench/live.sh
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	ROUNDS=${BENCH_ROUNDS:-3}; PP_S=1; SHOOT_S=1; LAT_S=4; STORM_S=2; STATS_S=1
@@ -574,7 +580,7 @@ sec_shootout() {
 # ------------------------------------------------------------- main
 
 main() {
-	local s all="overhead tools latency ringbuf shootout replay" want=() t0 foreign
+	local s all="overhead tools latency ringbuf shootout live replay" want=() t0 foreign
 	[ "$(id -u)" = 0 ] || { warn "needs root (BPF, sysfs knobs)"; exit 1; }
 	for s in jq bpftool sysctl; do
 		command -v "$s" >/dev/null || { warn "$s is required"; exit 1; }

@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: GPL-2.0
+# The live idle judge of `make bench`: on a machine with a cpuidle driver,
+# every configuration (each kernel governor, the haltpoll governor at the
+# kernel's default window as well as at this machine's own setting, polling
+# forced through PM QoS, bpfgov with each profile) against every workload
+# (pinned ping-pong at 0/20/100/500 us, a quiet machine after a burst,
+# cyclictest --laptop at 2 ms and 500 us), on two axes measured by the
+# kernel: performance (loops/s, or cyclictest's average latency) and energy
+# (time in POLL, from cpuidle state0, and wake-ups out of halting states).
+# A verdict per workload for bpfgov's balanced profile against each kernel
+# configuration. Where the machine has no cpuidle driver nothing here is
+# measurable and the section says so.
+# Sourced by run.sh after lib.sh and report.sh.
+
+LIVE_WORKLOADS="pp0 pp20 pp100 pp500 quiet ct2000 ct500"
+LIVE_PROFILES="balanced powersave performance"
+# Ties: performance within 3 %, poll time within 1 point of CPU time.
+LIVE_TIE_PERF_PCT=3
+LIVE_TIE_POLL_PTS=1
+HP_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
+HP_ORIG=
+
+# live_state_sum FIELD STATE: sum over CPUs of cpuidle stateN/FIELD.
+live_state_sum() {
+	local c t=0 f
+	for c in $(seq 0 $((NCPU - 1))); do
+		f=/sys/devices/system/cpu/cpu$c/cpuidle/state$2/$1
+		[ -r "$f" ] && t=$((t + $(cat "$f")))
+	done
+	echo "$t"
+}
+live_halts() { local k t=0 n; for k in 1 2 3 4 5 6 7; do
+	n=$(live_state_sum usage "$k"); t=$((t + n)); done; echo "$t"; }
+
+# live_one CONFIG WORKLOAD: one cell; appends a JSON row.
+live_one() {
+	local cfg=$1 wl=$2 p0 p1 h0 h1 t0 t1 perf=null unit=null out secs
+	case $wl in
+	quiet)	# a 2 s burst, then measure from 100 ms after its end
+		"$WORK" pingpong --pairs 1 --pin --work-us 20 --duration 2 --loops-per-us "$LPU" \
+			--json >/dev/null 2>&1
+		sleep 0.1 ;;
+	esac
+	p0=$(live_state_sum time 0); h0=$(live_halts); t0=$(date +%s.%N)
+	case $wl in
+	pp*)	out=$(pp "${wl#pp}" "$SHOOT_S"); perf=$(jq -r .loops_per_s <<<"$out"); unit=loops/s ;;
+	quiet)	sleep "$SHOOT_S" ;;
+	ct*)	if command -v cyclictest >/dev/null; then
+			# --laptop: cyclictest leaves /dev/cpu_dma_latency alone
+			perf=$(logrun live cyclictest -q --laptop -m -t2 -a0,1 -i "${wl#ct}" \
+				-D "$SHOOT_S" 2>/dev/null | awk '/Avg:/ { for (i = 1; i < NF; i++)
+				if ($i == "Avg:") { s += $(i + 1); n++ } } END { if (n) printf "%.1f", s / n }')
+			[ -n "$perf" ] || perf=null
+			unit=us
+		fi ;;
+	esac
+	t1=$(date +%s.%N); p1=$(live_state_sum time 0); h1=$(live_halts)
+	secs=$(calc "$t1 - $t0")
+	jq -nc --arg cfg "$cfg" --arg wl "$wl" --argjson perf "$perf" --arg unit "$unit" \
+		--argjson poll "$(calc "($p1 - $p0) / ($secs * 1000000 * $NCPU) * 100")" \
+		--argjson halts "$(calc "($h1 - $h0) / $secs")" --arg load "$(load1)" \
+		'{config: $cfg, workload: $wl, perf: $perf, unit: $unit, poll_pct: $poll,
+		  halts_per_s: $halts, load: ($load | tonumber)}' >>"$OUT/live.rows"
+	printf '  %-20s %-7s perf %10s %-7s poll %6s%%  halts/s %8s\n' "$cfg" "$wl" \
+		"$(fmt "$perf" 1)" "$unit" "$(fmt "$(jq -r .poll_pct <"$OUT/live.rows" | tail -n1)" 1)" \
+		"$(fmt "$(calc "($h1 - $h0) / $secs")" 0)"
+}
+
+live_all() { local w; for w in $LIVE_WORKLOADS; do live_one "$1" "$w"; done; }
+
+live_restore_hp() {
+	[ -n "$HP_ORIG" ] && printf '%s\n' "$HP_ORIG" >"$HP_NS" 2>/dev/null
+	HP_ORIG=
+}
+
+sec_live() {
+	local g avail c p
+	SEC=live
+	hdr "4b. Live idle judge (driver: $(idle_driver)), ${SHOOT_S} s per cell"
+	rm -f "$OUT/live.rows" "$OUT/live.json"
+	if [ "$(idle_driver)" = none ] || [ "$(state0_poll_us)" = null ]; then
+		say "  not measurable, driver $(idle_driver): no POLL state time to measure; replay as actuated stands in (section 5)"
+		jq -n --arg d "$(idle_driver)" '{driver: $d, measurable: false, rows: []}' >"$OUT/live.json"
+		return 0
+	fi
+	avail=$(idle_governors)
+	ORIG_GOVERNOR=$(idle_governor)
+	for g in $KERNEL_GOVS; do
+		case " $avail " in *" $g "*) ;; *) continue;; esac
+		set_governor "$g" || continue
+		note_cmd live "echo $g > $CPUIDLE/current_governor"
+		live_all "$g"
+		# haltpoll at the kernel's default window too, if this machine
+		# runs it with another (a KVM guest often has 0: never polls)
+		if [ "$g" = haltpoll ] && [ -w "$HP_NS" ] && [ "$(cat "$HP_NS")" != 200000 ]; then
+			HP_ORIG=$(cat "$HP_NS")
+			printf '200000\n' >"$HP_NS"
+			note_cmd live "echo 200000 > $HP_NS   # the kernel's default window; $HP_ORIG restored after"
+			live_all haltpoll@200000ns
+			live_restore_hp
+		fi
+	done
+	set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
+	save_qos
+	for c in $(seq 0 $((NCPU - 1))); do
+		echo n/a >"/sys/devices/system/cpu/cpu$c/power/pm_qos_resume_latency_us" 2>/dev/null
+	done
+	note_cmd live "for c in /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us; do echo n/a > \$c; done   # forced POLL, restored after"
+	live_all forced-poll
+	restore_qos
+	for p in $LIVE_PROFILES; do
+		gov_up "live-$p" --no-floor --profile "$p" || continue
+		sleep 0.5
+		live_all "bpfgov-$p"
+		gov_down
+	done
+	live_summarize "$(idle_driver)" "$ORIG_GOVERNOR"
+}
+
+# live_summarize DRIVER GOVERNOR: live.rows -> live.json, with the verdicts.
+live_summarize() {
+	jq -s --arg d "$1" --arg gov "$2" \
+		--argjson tp "$LIVE_TIE_PERF_PCT" --argjson tq "$LIVE_TIE_POLL_PTS" '
+		# better(a, b): a is better than b on performance (loops/s up, latency down)
+		def pbetter(a; b): if a.unit == "us" then a.perf < b.perf else a.perf > b.perf end;
+		def ptie(a; b): (a.perf == null or b.perf == null) or
+			((a.perf - b.perf) | fabs) <= ($tp / 100) * ([a.perf, b.perf] | max | fabs);
+		def qtie(a; b): ((a.poll_pct - b.poll_pct) | fabs) <= $tq;
+		def verdict(a; b):
+			(if ptie(a; b) then 0 elif pbetter(a; b) then 1 else -1 end) as $p |
+			(if qtie(a; b) then 0 elif a.poll_pct < b.poll_pct then 1 else -1 end) as $q |
+			if $p == 0 and $q == 0 then "tie"
+			elif $p >= 0 and $q >= 0 then "win"
+			elif $p <= 0 and $q <= 0 then "dominated"
+			else "trade-off" end;
+		{driver: $d, governor: $gov, measurable: true, rows: .} |
+		.verdicts = ([.rows[] | select(.config == "bpfgov-balanced")] as $b |
+			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
+			[$b[] as $x | $k[] | select(.workload == $x.workload) |
+			 {workload: .workload, against: .config, verdict: verdict($x; .)}])' \
+		"$OUT/live.rows" >"$OUT/live.json"
+}
+
+# live_goal_rows: the goals, as tab-separated rows (goal, figure, verdict).
+live_goal_rows() {
+	local v f pp b
+	if [ "$(j live.json .measurable)" != true ]; then
+		printf 'live idle judge: every goal\tnot measurable, driver %s (no POLL state time)\tnot measured\n' \
+			"$(j live.json .driver)"
+		return
+	fi
+	v=$(j live.json '[.verdicts[] | select(.verdict == "dominated")] | length')
+	f=$(j live.json '[.verdicts[] | select(.verdict == "dominated") | "\(.workload) by \(.against)"] | join(", ")')
+	printf 'live: balanced dominated by no kernel governor on any workload\t%s dominated%s\t%s\n' \
+		"$v" "${f:+ ($f)}" "$(verdict "$v" "$([ "$v" = 0 ] && echo 1)")"
+	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "quiet") | .poll_pct] | first')
+	printf 'live: quiet machine (from 100 ms after a burst) polls <= 1%% of CPU time\t%s%%\t%s\n' \
+		"$(fmt "$v" 2)" "$(verdict "$v" "$(le "$v" 1 && echo 1)")"
+	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "ct2000") | .poll_pct] | first')
+	b=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "ct2000") | .perf] | first')
+	f=$(j live.json '[.rows[] | select((.config | test("^(haltpoll|menu|ladder|teo)")) and .workload == "ct2000") | .perf] | min')
+	printf 'live: cyclictest --laptop 2 ms: poll <= 2%%, average latency within 3%% of the best kernel governor\tpoll %s%%, %s us vs %s us\t%s\n' \
+		"$(fmt "$v" 1)" "$(fmt "$b" 1)" "$(fmt "$f" 1)" \
+		"$(verdict "$v" "$(le "$v" 2 && le "$b" "$(calc "$f * 1.03")" && echo 1)")"
+	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "pp500") | .poll_pct] | first')
+	printf 'live: ping-pong 500 us polls <= 10%% of CPU time\t%s%%\t%s\n' \
+		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
+	for pp in pp0 pp20; do
+		b=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .perf] | first")
+		f=$(j live.json "[.rows[] | select(.config == \"forced-poll\" and .workload == \"$pp\") | .perf] | first")
+		v=$(calc "$b / $f")
+		printf 'live: ping-pong %s us >= 0.9x forced POLL loops/s\t%s× (%s vs %s)\t%s\n' "${pp#pp}" \
+			"$(fmt "$v" 2)" "$(fmt "$b" 0)" "$(fmt "$f" 0)" "$(verdict "$v" "$(ge "$v" 0.9 && echo 1)")"
+	done
+}
+
+doc_live() {
+	echo "## 4b. Live idle judge on the machine that ran the bench"
+	echo
+	[ -s "$OUT/live.json" ] || { echo "Not run."; echo; return; }
+	if [ "$(j live.json .measurable)" != true ]; then
+		echo "**Not measurable here: cpuidle driver \`$(j live.json .driver)\`** (no POLL state"
+		echo "time). On a machine with a driver (a KVM guest's \`haltpoll\`) this section"
+		echo "runs every configuration against every workload and judges bpfgov on"
+		echo "performance and poll time as the kernel measures them."
+		echo
+		return
+	fi
+	jq -r '"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; \(.rows | length) cells.", "",
+		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
+		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
+		([.rows[].workload] | unique) as $w |
+		(.rows | group_by(.config)[] | . as $c | "| \(.[0].config) | " +
+		 ($w | map(. as $x | [$c[] | select(.workload == $x)] | first |
+			if . == null then "–" else "\(.perf // "n/a") / \(.poll_pct * 10 | round / 10) % / \(.halts_per_s | round)" end) |
+		  join(" | ")) + " |"),
+		"", "Verdicts of bpfgov-balanced (win / tie / dominated / trade-off):", "",
+		"| workload | " + ([.verdicts[].against] | unique | join(" | ")) + " |",
+		"|---|" + ([.verdicts[].against] | unique | map("---") | join("|")) + "|",
+		(.verdicts | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |")' \
+		"$OUT/live.json"
+	echo
+	cmds live
+}
