@@ -170,6 +170,13 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 		jsonw_uint_field(w, "too_shallow", c->nr_too_shallow);
 		jsonw_uint_field(w, "gap_holds", c->nr_gap_holds);
 		jsonw_uint_field(w, "long_polls", c->nr_long_polls);
+		/* the kernel's poll time limit as learned here (null: no poll
+		 * ran into it yet) */
+		jsonw_name(w, "poll_limit_us");
+		if (c->poll_limit_ns)
+			jsonw_float_fmt(w, "%.1f", c->poll_limit_ns / 1000.0);
+		else
+			jsonw_null(w);
 		jsonw_float_field_fmt(w, "busy_ms", "%.1f", c->busy_ns / 1e6);
 		jsonw_float_field_fmt(w, "idle_ms", "%.1f", c->idle_ns / 1e6);
 		jsonw_float_field_fmt(w, "poll_ms", "%.1f", c->poll_ns / 1e6);
