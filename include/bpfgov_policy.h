@@ -1092,13 +1092,8 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		__u32 h = pol_first_halt(s, c);
 
 		s->carry_ns += res;
-		/* And a far next timer vetoes polling at once: nothing woke
-		 * the CPU for a whole poll limit, and halting from now until
-		 * the timer pays back. A near one keeps it polling (a halt
-		 * that the timer ends before it pays back costs more). */
 		long_poll = h == BPFGOV_NO_STATE ||
 			    pol_paid(s, c, h, s->carry_ns) ||
-			    (timer > now && pol_paid(s, c, h, timer - now)) ||
 			    s->resid_share * 2 >= POL_BIN_ONE;
 		s->nr_long_polls += long_poll;
 		return pol_idle_learn(s, c, st | POL_LEARN_SELECT_ONLY |

@@ -73,6 +73,32 @@ for c in $CPUS; do
 done
 kill "${BG_PIDS[@]}" 2>/dev/null
 wait "${BG_PIDS[@]}" 2>/dev/null
+BG_PIDS=()
+# 3. No standing constraint outlives its reason: once the load ends, the
+# quiet machine's long idles lift every constraint by themselves (bpfgov
+# still running), without a write for a sleeping CPU: each knob comes back
+# at its CPU's next idle exit. Bounded: within 5 s.
+standing() { # the CPUs' knobs that differ from the originals
+	local c
+	for c in $CPUS; do
+		diff -r "$SYS/devices/system/cpu/cpu$c" "$T_TMP/sys.orig/devices/system/cpu/cpu$c" \
+			>/dev/null 2>&1 || echo "cpu$c"
+	done
+}
+pingpong_all 3
+sleep 1.5
+s_mid=$(standing | wc -l)
+diag "constraints standing mid-load on $s_mid CPUs"
+wait "${BG_PIDS[@]}" 2>/dev/null
+BG_PIDS=()
+for i in $(seq 1 50); do
+	[ -z "$(standing)" ] && break
+	sleep 0.1
+done
+is "after the load, no knob stays constrained (within $(( i / 10 )).$(( i % 10 )) s)" "$(standing | paste -sd,)" ""
+sleep 1.2	# status is published once a second
+p=$(status_get '[.cpus[] | select(.idle_pick != 3)] | length')
+is "after the load, every CPU's pick is the deepest state again" "$p" 0
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "start exits 0 (stand-in)" "$GOV_RC" 0
