@@ -46,7 +46,7 @@ struct bpfgov_config {
 	__u32 poll_max_us;		/* an idle longer than this is a long one for polling */
 	__u32 poll_veto_pct;		/* no polling once this share of recent idles is long */
 	__u32 bin_decay_shift;		/* history decays by 1/2^shift per idle period */
-	__u32 cost_ewma_shift;		/* measured wake-up cost EWMA weight 1/2^shift */
+	__u32 cost_ewma_shift;		/* wake-up cost running median step 1/2^(shift+1) */
 	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
 	__u32 history_ctx;		/* 1: idle history per context (class of the recent idles) */
 	__u32 tick_us;			/* scheduler tick (TICK_NSEC): the kernel's poll limit derives from it */

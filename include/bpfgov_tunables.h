@@ -33,7 +33,7 @@
 	X(poll_max_us,         200,    0, 100000, "us",   "idles longer than this are long ones for polling; a poll that overran it halts next (0: no veto)") \
 	X(poll_veto_pct,        50,    1,    100, "%",    "no polling once this share of recent idles was long (100: only after a long poll)") \
 	X(bin_decay_shift,       3,    1,     10, "",     "idle history decays by 1/2^shift per idle period") \
-	X(cost_ewma_shift,       3,    0,     10, "",     "wake-cost EWMA weight 1/2^shift") \
+	X(cost_ewma_shift,       3,    0,     10, "",     "wake-up cost running median: a sample moves it by 1/2^(shift+1) of itself") \
 	X(pick_band,             1,    0,      3, "/8",   "idle pick hysteresis: deeper needs (4+band)/8 of the history, staying (4-band)/8") \
 	X(history_ctx,           1,    0,      1, "",     "idle history per context, the class of the recent idle periods (1), or one history (0)") \
 	X(tick_us,            4000,  100, 100000, "us",   "scheduler tick, from CONFIG_HZ (the kernel's poll limit is at most tick/16)") \

@@ -396,7 +396,7 @@ static void render_cpus(struct ctx *c)
 	       "Idle state the governor picked for the CPU (index; -1: none).");
 	per_cpu(c, "bpfgov_cpu_idle_pick", NULL, v_pick, NULL);
 	family(c, "bpfgov_cpu_wake_cost_seconds", "gauge",
-	       "Measured wake-up cost of each idle state (EWMA; absent until measured).");
+	       "Measured wake-up cost of each idle state (running median; absent until measured).");
 	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
 		if (!c->valid[cpu])
 			continue;

@@ -77,12 +77,17 @@ BG_PIDS=()
 # 3. No standing constraint outlives its reason: once the load ends, the
 # quiet machine's long idles lift every constraint by themselves (bpfgov
 # still running), without a write for a sleeping CPU: each knob comes back
-# at its CPU's next idle exit. Bounded: within 5 s.
-standing() { # the CPUs' knobs that differ from the originals
-	local c
+# at its CPU's next idle exit. Bounded: within 5 s. A halting pick keeps
+# the polling state shut (the pick says halt); no deeper state stays
+# disabled and PM QoS is the original again.
+standing() { # the CPUs whose PM QoS or deep-state knobs differ from the originals
+	local c k d o
 	for c in $CPUS; do
-		diff -r "$SYS/devices/system/cpu/cpu$c" "$T_TMP/sys.orig/devices/system/cpu/cpu$c" \
-			>/dev/null 2>&1 || echo "cpu$c"
+		d=$SYS/devices/system/cpu/cpu$c; o=$T_TMP/sys.orig/devices/system/cpu/cpu$c
+		for k in power/pm_qos_resume_latency_us cpuidle/state1/disable \
+			 cpuidle/state2/disable cpuidle/state3/disable; do
+			cmp -s "$d/$k" "$o/$k" || { echo "cpu$c"; break; }
+		done
 	done
 }
 pingpong_all 3
@@ -95,7 +100,7 @@ for i in $(seq 1 50); do
 	[ -z "$(standing)" ] && break
 	sleep 0.1
 done
-is "after the load, no knob stays constrained (within $(( i / 10 )).$(( i % 10 )) s)" "$(standing | paste -sd,)" ""
+is "after the load, no deep state stays disabled and PM QoS is back (within $(( i / 10 )).$(( i % 10 )) s)" "$(standing | paste -sd,)" ""
 sleep 1.2	# status is published once a second
 p=$(status_get '[.cpus[] | select(.idle_pick != 3)] | length')
 is "after the load, every CPU's pick is the deepest state again" "$p" 0
