@@ -807,8 +807,10 @@ static __always_inline __u32 pol_median_step(__u32 est, __u32 x, __u32 shift)
 		step = 1;
 	if (x > est)
 		return x - est < step ? x : est + step;
-	if (x < est)
-		return est - x < step ? x : est - step;
+	if (x < est) {
+		est = est - x < step ? x : est - step;
+		return est ? est : 1;
+	}
 	return est;
 }
 

@@ -1923,6 +1923,37 @@ static void test_idle_context_random_mix(void **state)
 	assert_true(halted_short * 8 < shorts);
 }
 
+/* The wake-up cost is a running median: outliers (a halted vCPU the host
+ * did not run at once, wake-ups queued behind a build: 13-28 ms among
+ * 60 us) do not carry it away, where an average of the same samples would
+ * sit at ~5 ms. It still follows a real change of the cost. */
+static void test_idle_cost_median_outliers(void **state)
+{
+	struct sim m;
+	__u32 x = 7;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	for (i = 0; i < 400; i++)
+		pol_cost_sample(&m.s, &m.c, 1, i % 4 == 3 ? 13 * MS + lcg_below(&x, 15 * MS)
+							  : 60 * US);
+	assert_true(m.s.wake_cost_ns[1] >= 45 * US && m.s.wake_cost_ns[1] <= 75 * US);
+	/* a first sample that is an outlier is forgotten */
+	sim_init(&m);
+	pol_cost_sample(&m.s, &m.c, 1, 20 * MS);
+	for (i = 0; i < 200; i++)
+		pol_cost_sample(&m.s, &m.c, 1, 60 * US);
+	assert_int_equal(m.s.wake_cost_ns[1], 60 * US);
+	/* the cost really doubles: the estimate follows */
+	for (i = 0; i < 40; i++)
+		pol_cost_sample(&m.s, &m.c, 1, 120 * US);
+	assert_int_equal(m.s.wake_cost_ns[1], 120 * US);
+	assert_int_equal(pol_median_step(0, 0, 3), 1);	/* never 0 once measured */
+	assert_int_equal(pol_median_step(1, 0, 3), 1);	/* nor after a sample of 0 */
+	assert_int_equal(pol_median_step(16, 0, 3), 15);
+}
+
 /* A quiet CPU forgets by time: after a burst of short idles, the second
  * quiet idle (>= 8.4 ms) in a row turns the pick to halting by the history
  * itself; one lull among short idles does not. */
@@ -3269,6 +3300,7 @@ int main(void)
 		cmocka_unit_test(test_idle_poll_timeout_edges),
 		cmocka_unit_test(test_idle_poll_limit_learned),
 		cmocka_unit_test(test_idle_quiet_decay),
+		cmocka_unit_test(test_idle_cost_median_outliers),
 		cmocka_unit_test(test_idle_poll_limit),
 		cmocka_unit_test(test_idle_timer_cap),
 		cmocka_unit_test(test_idle_near_timer_poll_ok),
