@@ -34,13 +34,21 @@ live_halts() { local k t=0 n; for k in 1 2 3 4 5 6 7; do
 
 # live_one CONFIG WORKLOAD: one cell; appends a JSON row.
 live_one() {
-	local cfg=$1 wl=$2 p0 p1 h0 h1 t0 t1 perf=null unit=null out secs
+	local cfg=$1 wl=$2 p0 p1 h0 h1 t0 t1 perf=null unit=null out secs rec= rpoll=null rj
 	case $wl in
 	quiet)	# a 2 s burst, then measure from 100 ms after its end
 		"$WORK" pingpong --pairs 1 --pin --work-us 20 --duration 2 --loops-per-us "$LPU" \
 			--json >/dev/null 2>&1
 		sleep 0.1 ;;
 	esac
+	# bpfgov-balanced: record the cell with its picks in force, to replay
+	# it as actuated against what the kernel measured
+	if [ "$cfg" = bpfgov-balanced ]; then
+		"$GOV" record "$OUT/live-$wl.trace" --duration "$SHOOT_S" --pin-root "$PIN" \
+			>"$OUT/live-$wl.record.log" 2>&1 &
+		rec=$!
+		sleep 0.2
+	fi
 	p0=$(live_state_sum time 0); h0=$(live_halts); t0=$(date +%s.%N)
 	case $wl in
 	pp*)	out=$(pp "${wl#pp}" "$SHOOT_S"); perf=$(jq -r .loops_per_s <<<"$out"); unit=loops/s ;;
@@ -56,11 +64,21 @@ live_one() {
 	esac
 	t1=$(date +%s.%N); p1=$(live_state_sum time 0); h1=$(live_halts)
 	secs=$(calc "$t1 - $t0")
+	if [ -n "$rec" ]; then
+		wait "$rec" 2>/dev/null
+		rj=$("$GOV" replay "$OUT/live-$wl.trace" -p "bpfgov@$ORIG_GOVERNOR" \
+			--haltpoll-ns "$JUDGE_HALTPOLL_NS" --json 2>/dev/null)
+		rpoll=$(jq -r --arg p "bpfgov@$ORIG_GOVERNOR" \
+			'(.policies[$p].idle.poll_ns // empty) / (.duration_s * 1e9 * .nr_cpus) * 100' \
+			<<<"$rj" 2>/dev/null)
+		[ -n "$rpoll" ] || rpoll=null
+	fi
 	jq -nc --arg cfg "$cfg" --arg wl "$wl" --argjson perf "$perf" --arg unit "$unit" \
 		--argjson poll "$(calc "($p1 - $p0) / ($secs * 1000000 * $NCPU) * 100")" \
 		--argjson halts "$(calc "($h1 - $h0) / $secs")" --arg load "$(load1)" \
+		--argjson rpoll "$rpoll" \
 		'{config: $cfg, workload: $wl, perf: $perf, unit: $unit, poll_pct: $poll,
-		  halts_per_s: $halts, load: ($load | tonumber)}' >>"$OUT/live.rows"
+		  halts_per_s: $halts, replay_poll_pct: $rpoll, load: ($load | tonumber)}' >>"$OUT/live.rows"
 	printf '  %-20s %-7s perf %10s %-7s poll %6s%%  halts/s %8s\n' "$cfg" "$wl" \
 		"$(fmt "$perf" 1)" "$unit" "$(fmt "$(jq -r .poll_pct <"$OUT/live.rows" | tail -n1)" 1)" \
 		"$(fmt "$(calc "($h1 - $h0) / $secs")" 0)"
@@ -165,6 +183,12 @@ live_goal_rows() {
 	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "pp500") | .poll_pct] | first')
 	printf 'live: ping-pong 500 us polls <= 10%% of CPU time\t%s%%\t%s\n' \
 		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
+	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .replay_poll_pct != null) |
+		(.poll_pct - .replay_poll_pct) | fabs] | max')
+	f=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .replay_poll_pct != null) |
+		"\(.workload) \(.poll_pct * 10 | round / 10)/\(.replay_poll_pct * 10 | round / 10)"] | join(", ")')
+	printf 'live: replay as actuated matches live poll share within 5 points (recorded cells, live/replay %%)\t%s points worst (%s)\t%s\n' \
+		"$(fmt "$v" 1)" "$f" "$(verdict "$v" "$(le "$v" 5 && echo 1)")"
 	for pp in pp0 pp20; do
 		b=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .perf] | first")
 		f=$(j live.json "[.rows[] | select(.config == \"forced-poll\" and .workload == \"$pp\") | .perf] | first")
