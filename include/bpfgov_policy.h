@@ -1008,6 +1008,8 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 
 	if (!s || !c || !residency_ns || !wake_lat_ns)
 		return 0;
+	goes_on = s->exit_goes_on;	/* for this exit only, whatever follows */
+	s->exit_goes_on = 0;
 	st = s->cur_state;
 	*residency_ns = 0;
 	*wake_lat_ns = 0;
@@ -1034,8 +1036,6 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	 * idle loop goes on. Neither a waker nor a timer ended it. */
 	remote = s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns &&
 		 !(s->timer_fired && timer && timer <= s->wake_ts_ns);
-	goes_on = s->exit_goes_on;
-	s->exit_goes_on = 0;
 	if (c->state_is_poll[st] && goes_on) {
 		timed_out = 1;
 		wake = BPFGOV_WAKE_LIMIT;
