@@ -2137,6 +2137,11 @@ static void test_idle_poll_limit_learned(void **state)
 	m.s.exit_goes_on = 1;
 	pol_idle_exit(&m.s, &m.c, t + 5 * MS, &res, &lat);
 	assert_int_equal(m.s.poll_limit_ns, 128 * US + 128 * US / 16);
+	/* edge: an exit that learns nothing (no residency open) still
+	 * consumes the flag: it never reaches a later exit */
+	m.s.exit_goes_on = 1;
+	assert_int_equal(pol_idle_exit(&m.s, &m.c, t + 6 * MS, &res, &lat), 0);
+	assert_int_equal(m.s.exit_goes_on, 0);
 }
 
 /* A tick during a poll is no timer wake-up when the idle loop goes on,
