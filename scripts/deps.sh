@@ -10,13 +10,14 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 
 # Packages from bookworm proper.
 # clang-19 builds the sched_ext scheduler (the scx headers need a clang that
-# emits BTF for every extern kfunc); linux-perf and rt-tests are the field's
-# benchmarks (`perf bench sched pipe`, hackbench, cyclictest) in `make bench`.
+# emits BTF for every extern kfunc); linux-perf, rt-tests and rt-app are the
+# field's benchmarks (`perf bench sched pipe`, hackbench, cyclictest, rt-app's
+# periodic tasks) in `make bench`.
 base_pkgs=(clang llvm make gcc pkg-config libelf-dev zlib1g-dev libcmocka-dev
 	   libclang-rt-14-dev busybox-static qemu-system-x86 cpio zstd jq valgrind
 	   libmicrohttpd-dev libsystemd-dev prometheus curl python3 python3-prometheus-client
 	   python3-yaml gnuplot-nox mandoc groff-base dbus-daemon power-profiles-daemon
-	   clang-19 linux-perf rt-tests)
+	   clang-19 linux-perf rt-tests rt-app)
 # Daemons installed only for the tests (which start private instances):
 # their system services stay off.
 test_daemons=(prometheus power-profiles-daemon)

@@ -4,7 +4,9 @@
 # kernel's default window as well as at this machine's own setting, polling
 # forced through PM QoS, bpfgov with each profile) against every workload
 # (pinned ping-pong at 0/20/100/500 us, a quiet machine after a burst,
-# cyclictest --laptop at 2 ms and 500 us), on two axes measured by the
+# cyclictest --laptop at 2 ms and 500 us, rt-app's periodic tasks: two of
+# 1 ms every 10 ms, the workload generator of the schedutil/EAS work), on
+# two axes measured by the
 # kernel: performance (loops/s, or cyclictest's average latency) and energy
 # (time in POLL, from cpuidle state0, and wake-ups out of halting states).
 # A verdict per workload for bpfgov's balanced profile against each kernel
@@ -12,7 +14,7 @@
 # measurable and the section says so.
 # Sourced by run.sh after lib.sh and report.sh.
 
-LIVE_WORKLOADS="pp0 pp20 pp100 pp500 quiet ct2000 ct500"
+LIVE_WORKLOADS="pp0 pp20 pp100 pp500 quiet ct2000 ct500 rtapp"
 LIVE_PROFILES="balanced powersave performance"
 # Ties: performance within 3 %, poll time within 1 point of CPU time.
 LIVE_TIE_PERF_PCT=3
@@ -53,6 +55,10 @@ live_one() {
 	case $wl in
 	pp*)	out=$(pp "${wl#pp}" "$SHOOT_S"); perf=$(jq -r .loops_per_s <<<"$out"); unit=loops/s ;;
 	quiet)	sleep "$SHOOT_S" ;;
+	rtapp)	if command -v rt-app >/dev/null; then
+			perf=$(rtapp_run "$SHOOT_S"); [ -n "$perf" ] || perf=null
+			unit=us
+		fi ;;
 	ct*)	if command -v cyclictest >/dev/null; then
 			# --laptop: cyclictest leaves /dev/cpu_dma_latency alone
 			perf=$(logrun live cyclictest -q --laptop -m -t2 -a0,1 -i "${wl#ct}" \
@@ -85,6 +91,30 @@ live_one() {
 }
 
 live_all() { local w; for w in $LIVE_WORKLOADS; do live_one "$1" "$w"; done; }
+
+# rt-app: its ns per loop, calibrated once (the same work in every cell).
+RTAPP_CAL=
+rtapp_run() { # SECONDS -> mean wake-up latency of the periods, us
+	local d=$OUT/rtapp
+	mkdir -p "$d"
+	if [ -z "$RTAPP_CAL" ]; then
+		RTAPP_CAL=$(rt-app <(rtapp_json 1 CPU0) 2>&1 | sed -n 's/.*pLoad = \([0-9]*\)ns.*/\1/p' | head -n1)
+		[ -n "$RTAPP_CAL" ] || RTAPP_CAL=10
+	fi
+	rm -f "$d"/rtb-*.log
+	logrun live rt-app <(rtapp_json "$1" "$RTAPP_CAL") >/dev/null 2>&1
+	awk '$1 ~ /^[0-9]+$/ { n++; s += $NF } END { if (n) printf "%.1f", s / n }' "$d"/rtb-*.log 2>/dev/null
+}
+rtapp_json() { # SECONDS CALIBRATION
+	local cal=$2
+	[ "$cal" = CPU0 ] && cal='"CPU0"'
+	cat <<-EOF
+	{ "tasks": { "periodic": { "instance": 2, "loop": -1, "run": 1000,
+	      "timer": { "ref": "unique", "period": 10000 } } },
+	  "global": { "duration": $1, "calibration": $cal, "default_policy": "SCHED_OTHER",
+	      "logdir": "$OUT/rtapp", "log_basename": "rtb", "lock_pages": false } }
+	EOF
+}
 
 live_restore_hp() {
 	[ -n "$HP_ORIG" ] && printf '%s\n' "$HP_ORIG" >"$HP_NS" 2>/dev/null
