@@ -654,12 +654,16 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
 
 /* Choose the idle state; @long_poll says a poll just overran poll_max_us
  * or ran into the kernel's poll time limit. */
-static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
-					     const struct bpfgov_config *c, int long_poll)
+POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
+				const struct bpfgov_config *c, int long_poll)
 {
-	__u32 k, n = pol_nr_states(c), pick = 0, reason = BPFGOV_R_HISTORY, band, ok = 0;
+	__u32 k, n, pick = 0, reason = BPFGOV_R_HISTORY, band, ok = 0;
 	__u64 total = 0, acc = 0;
 	int found = 0, qos_cut = 0;
+
+	if (!s || !c)
+		return 0;
+	n = pol_nr_states(c);
 
 	/* The CPU enters one state whatever is picked (no cpuidle driver):
 	 * the pick set at init stands, and no decision is made for nothing. */
