@@ -586,9 +586,27 @@ static __always_inline int pol_paid(const struct bpfgov_cpu_state *s,
 	return pol_pays_back(c, k, pol_state_cost_ns(s, c, k), x);
 }
 
+#ifdef __BPF__
+/*
+ * In BPF the number of idle states is a load-time constant: the loader
+ * sets this read-only global from the same table as tunables.nr_states
+ * (which `set` cannot change either). The verifier then knows it, and
+ * checks each loop over the states for this machine's table alone instead
+ * of once for every length the table might have. The default, the largest
+ * table, is what a load that does not set it (a verifier-cost probe)
+ * checks.
+ */
+const volatile __u32 pol_nr_states_ro = BPFGOV_MAX_STATES;
+#endif
+
 static __always_inline __u32 pol_nr_states(const struct bpfgov_config *c)
 {
+#ifdef __BPF__
+	(void)c;
+	return pol_nr_states_ro ? pol_min32(pol_nr_states_ro, BPFGOV_MAX_STATES) : 1;
+#else
 	return c->nr_states ? pol_min32(c->nr_states, BPFGOV_MAX_STATES) : 1;
+#endif
 }
 
 /* PM QoS allows a state of wake-up cost @cost (pol_state_cost_ns). */

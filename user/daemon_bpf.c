@@ -215,6 +215,7 @@ int load_bpf(struct gov *g)
 
 	if (g->mode == BPFGOV_MODE_SCX) {
 		struct scx_opts so = { .partial = g->o->scx_partial, .nr_cpus = g->nr_cpus,
+				       .nr_states = g->cfg.nr_states,
 				       .pin_root = g->o->pin_root, .btf_path = g->o->btf_path };
 
 		g->scx = scx_open(&so);
@@ -232,6 +233,8 @@ int load_bpf(struct gov *g)
 			return err;
 		}
 		g->trace->rodata->nr_cpus = g->nr_cpus;
+		/* the idle table's length, a constant the verifier then knows */
+		g->trace->rodata->pol_nr_states_ro = g->cfg.nr_states;
 		g->obj = g->trace->obj;
 	}
 	err = prepare_obj(g);

@@ -117,6 +117,8 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 	/* Same sizing as tracepoint mode, so pinned maps are interchangeable. */
 	ncpu = o->nr_cpus ? o->nr_cpus : (unsigned int)libbpf_num_possible_cpus();
 	c->skel->rodata->nr_cpus = ncpu;
+	/* the idle table's length (0: the largest), a constant the verifier knows */
+	c->skel->rodata->pol_nr_states_ro = o->nr_states ? o->nr_states : BPFGOV_MAX_STATES;
 	bpf_map__set_max_entries(c->skel->maps.cpu_state, ncpu);
 	c->skel->rodata->scx_sched_only = o->sched_only;
 	if (o->timeout_ms)

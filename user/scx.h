@@ -37,6 +37,8 @@ struct scx_opts {
 				 * kernel's own BTF) */
 	unsigned int timeout_ms;/* watchdog timeout (0: the object's 10 s) */
 	bool sched_only;	/* bench/test only: schedule, do not govern */
+	unsigned int nr_states;	/* idle states of the machine's table (0: the
+				 * largest table); a rodata constant */
 };
 
 struct scx_exit {
