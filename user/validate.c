@@ -147,6 +147,10 @@ struct vctx {
 	__u64 imp_ramp_iters, imp_pre_iters, imp_win_iters;
 	int imp_trials, per_packets;
 	__u64 pp_hops[NR_PP];
+	/* RAPL reads during a workload: the last one, the longest interval
+	 * between two (a wrap is seen when this is below the wrap period). */
+	__u64 e_last_ns, e_max_gap_ns;
+	bool e_in_wl;
 	struct arm_res arm[ARMS];
 	pid_t gov_pid;
 	char notes[1024];
@@ -196,6 +200,27 @@ static void sleep_until(__u64 t)
 	struct timespec ts = { .tv_sec = t / 1000000000ull, .tv_nsec = t % 1000000000ull };
 
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+#define ENERGY_READ_NS	200000000ull	/* read RAPL every 200 ms in a workload */
+
+static void energy_read(struct vctx *v)
+{
+	__u64 now = mono_ns();
+
+	energy_update(&v->energy);
+	if (v->e_in_wl && now - v->e_last_ns > v->e_max_gap_ns)
+		v->e_max_gap_ns = now - v->e_last_ns;
+	v->e_last_ns = now;
+}
+
+/* A read when the last is ENERGY_READ_NS old: the counters wrap (past
+ * max_energy_range_uj) every few minutes on real parts, and only a read
+ * per wrap period tells a wrap from a small step. */
+static void energy_tick(struct vctx *v)
+{
+	if (v->energy.nr && mono_ns() - v->e_last_ns >= ENERGY_READ_NS)
+		energy_read(v);
 }
 
 static int pin_to(int cpu)
@@ -263,9 +288,10 @@ static void impulse_run(struct vctx *v, struct impulse_res *r, int trials)
 		double pre_rate, pre_khz, post_ms, rec_ms = -1, min_ms = -1, post_khz = 0;
 		int nkhz = 0;
 
-		for (__u64 d = 0; d < v->imp_ramp_iters; d += chunk)
+		for (__u64 d = 0; d < v->imp_ramp_iters; d += chunk) {
 			spin(chunk);
-		energy_update(&v->energy);	/* at least every 250 ms of work */
+			energy_tick(v);
+		}
 		freq_sample(&v->freq, v->cpu_b, &f0);
 		pre_t = mono_ns();
 		spin(v->imp_pre_iters);
@@ -321,7 +347,7 @@ static void impulse_run(struct vctx *v, struct impulse_res *r, int trials)
 		}
 		if (rec_ms >= STUCK_WIN)
 			r->slow_loop++;
-		energy_update(&v->energy);
+		energy_tick(v);
 		r->recover_ms += rec_ms;
 		r->post_ms += post_ms;
 		r->trials++;
@@ -356,6 +382,7 @@ static void periodic_run(struct vctx *v, struct periodic_res *r)
 			busy += mono_ns() - b0;
 			n++;
 			next += period;
+			energy_tick(v);
 			if (mono_ns() > next) {
 				over++;
 				next = mono_ns();
@@ -364,7 +391,6 @@ static void periodic_run(struct vctx *v, struct periodic_res *r)
 			}
 		}
 		freq_sample(&v->freq, v->cpu_b, &fb);
-		energy_update(&v->energy);	/* often enough to see every wrap */
 		khz = freq_khz(&v->freq, &fa, &fb);
 		r->duty[s] = duty;
 		r->packet_us[s] += n ? busy / 1000.0 / n : 0;
@@ -457,10 +483,22 @@ static void pp_level(struct vctx *v, int i, __u64 end_ns, __u64 hops, struct pp_
 	b.lat_ns = calloc(LAT_CAP, sizeof(__u32));
 	t0 = mono_ns();
 	if (a.lat_ns && b.lat_ns && !pthread_create(&tb, NULL, pp_thread, &b)) {
-		if (!pthread_create(&ta, NULL, pp_thread, &a))
-			pthread_join(ta, NULL);
-		else
+		if (!pthread_create(&ta, NULL, pp_thread, &a)) {
+			/* wait, reading RAPL meanwhile */
+			for (;;) {
+				struct timespec ts;
+
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_nsec += ENERGY_READ_NS;
+				ts.tv_sec += ts.tv_nsec / 1000000000;
+				ts.tv_nsec %= 1000000000;
+				if (pthread_timedjoin_np(ta, NULL, &ts) != ETIMEDOUT)
+					break;
+				energy_tick(v);
+			}
+		} else {
 			close(ab[1]);
+		}
 		pthread_join(tb, NULL);
 		*secs = (mono_ns() - t0) / 1e9;
 		*loops = (a.loops + b.loops) / 2;
@@ -489,7 +527,7 @@ static void pingpong_run(struct vctx *v, struct pp_res *r)
 		double secs;
 
 		pp_level(v, i, 0, v->pp_hops[i], r, &loops, &secs);
-		energy_update(&v->energy);
+		energy_tick(v);
 	}
 	r->runs++;
 }
@@ -594,7 +632,8 @@ static void run_arm(struct vctx *v, struct arm_res *a)
 	__u64 t0;
 
 	for (int wl = 0; wl < NR_WL && !v_stop; wl++) {
-		energy_update(&v->energy);
+		energy_read(v);
+		v->e_in_wl = true;
 		p0 = energy_total(&v->energy, "package");
 		c0 = energy_total(&v->energy, "core");
 		m0 = main_dom ? energy_total(&v->energy, main_dom) : -1;
@@ -606,7 +645,8 @@ static void run_arm(struct vctx *v, struct arm_res *a)
 		else
 			pingpong_run(v, &a->pp);
 		secs = (mono_ns() - t0) / 1e9;
-		energy_update(&v->energy);
+		energy_read(v);
+		v->e_in_wl = false;
 		a->secs[wl] += secs;
 		a->r_secs[rd][wl] = secs;
 		if (p0 >= 0)
@@ -924,6 +964,7 @@ static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *d
 		for (int i = 0; i < v->energy.nr; i++)
 			wraps += v->energy.dom[i].wraps;
 		jsonw_uint_field(w, "wraps", wraps);
+		jsonw_float_field_fmt(w, "max_read_interval_ms", "%.1f", v->e_max_gap_ns / 1e6);
 	}
 	jsonw_end_object(w);
 	jsonw_name(w, "plots");
