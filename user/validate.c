@@ -15,6 +15,11 @@
  * - ping-pong: a token over pipes between two CPUs with 0, 20, 100 and
  *   500 us of work per hop: round trips per second and wake-up latency.
  *
+ * Every workload is a fixed amount of work, calibrated once before either
+ * arm runs, so the two arms compare on its completion time and on the
+ * energy RAPL counted meanwhile (bpfgov / governors for both; the measured
+ * side of replay's floor axes, delay and energy).
+ *
  * Each measure says where it came from (APERF/MPERF, else scaling_cur_freq;
  * powercap RAPL with wrap-around) or why it is missing; nothing missing
  * fails the run. Every knob bpfgov may write is snapshotted first and
