@@ -297,6 +297,8 @@ static void impulse_run(struct vctx *v, struct impulse_res *r, int trials)
 			spin(chunk);
 			energy_tick(v);
 		}
+		if (v->energy.nr)
+			energy_read(v);	/* the next ~85 ms have no read */
 		freq_sample(&v->freq, v->cpu_b, &f0);
 		pre_t = mono_ns();
 		spin(v->imp_pre_iters);
@@ -489,13 +491,16 @@ static void pp_level(struct vctx *v, int i, __u64 end_ns, __u64 hops, struct pp_
 	t0 = mono_ns();
 	if (a.lat_ns && b.lat_ns && !pthread_create(&tb, NULL, pp_thread, &b)) {
 		if (!pthread_create(&ta, NULL, pp_thread, &a)) {
-			/* wait, reading RAPL meanwhile */
+			/* wait, reading RAPL meanwhile when the last read is
+			 * ENERGY_READ_NS old */
 			for (;;) {
+				__u64 now = mono_ns(), due = v->e_last_ns + ENERGY_READ_NS;
+				__u64 wait = v->energy.nr && due > now ? due - now : ENERGY_READ_NS;
 				struct timespec ts;
 
 				clock_gettime(CLOCK_REALTIME, &ts);
-				ts.tv_nsec += ENERGY_READ_NS;
-				ts.tv_sec += ts.tv_nsec / 1000000000;
+				ts.tv_nsec += wait % 1000000000ull;
+				ts.tv_sec += wait / 1000000000ull + ts.tv_nsec / 1000000000;
 				ts.tv_nsec %= 1000000000;
 				if (pthread_timedjoin_np(ta, NULL, &ts) != ETIMEDOUT)
 					break;

@@ -48,8 +48,8 @@ energy_checks() { # NAME
 	check "$n: energy from powercap, package domain compared" \
 		jqe '.sources.energy.source == "powercap-rapl" and .comparison.energy_domain == "package" and .comparison.energy_note == null'
 	check "$n: the counters wrapped during the run (>= 4 wraps read)" jqe '.sources.energy.wraps >= 4'
-	check "$n: read at most 400 ms apart in a workload, well inside a wrap" \
-		jqe '.sources.energy.max_read_interval_ms > 0 and .sources.energy.max_read_interval_ms < 400'
+	check "$n: read at most 300 ms apart in a workload, well inside a wrap" \
+		jqe '.sources.energy.max_read_interval_ms > 0 and .sources.energy.max_read_interval_ms < 300'
 	check "$n: three workloads compared" jqe '[.comparison.workloads[].workload] == ["impulse","periodic","pingpong"]'
 	for wl in impulse periodic pingpong; do
 		W=".comparison.workloads[] | select(.workload == \"$wl\")"
