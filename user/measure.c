@@ -155,6 +155,8 @@ void freq_close(struct freq_src *f)
 
 /* ------------------------------------------------------------ energy */
 
+/* The counter runs from 0 up to below max_energy_range_uj and starts again
+ * at 0; an unknown range (0) counts a wrap from 0. */
 __u64 energy_delta(__u64 prev, __u64 now, __u64 max)
 {
 	if (now >= prev)
@@ -219,16 +221,26 @@ void energy_update(struct energy_src *e)
 		if (energy_read(x, &now))
 			continue;
 		x->total_uj += energy_delta(x->last_uj, now, x->max_uj);
+		x->wraps += now < x->last_uj;
 		x->last_uj = now;
 	}
 }
 
 long long energy_total(const struct energy_src *e, const char *prefix)
 {
+	long long sum = -1;
+
 	for (int i = 0; i < e->nr; i++)
 		if (!strncmp(e->dom[i].name, prefix, strlen(prefix)))
-			return (long long)e->dom[i].total_uj;
-	return -1;
+			sum = (sum < 0 ? 0 : sum) + (long long)e->dom[i].total_uj;
+	return sum;
+}
+
+const char *energy_main(const struct energy_src *e)
+{
+	if (!e->nr)
+		return NULL;
+	return energy_total(e, "package") >= 0 ? "package" : e->dom[0].name;
 }
 
 /* ---------------------------------------------------------- snapshot */

@@ -57,6 +57,7 @@ struct energy_dom {
 	__u64 max_uj;		/* max_energy_range_uj: the counter wraps past it */
 	__u64 last_uj;
 	__u64 total_uj;		/* accumulated across wraps since energy_open */
+	__u32 wraps;		/* wrap-arounds seen */
 };
 
 struct energy_src {
@@ -71,8 +72,12 @@ int energy_open(struct energy_src *e, const struct plat_roots *r);
 void energy_update(struct energy_src *e);
 /* Progress of one counter from @prev to @now with wrap at @max. */
 __u64 energy_delta(__u64 prev, __u64 now, __u64 max);
-/* total_uj of the first domain whose name starts with @prefix, or -1. */
+/* Sum of total_uj over the domains whose name starts with @prefix (every
+ * package-N for "package"), or -1 when there is none. */
 long long energy_total(const struct energy_src *e, const char *prefix);
+/* The domain prefix a comparison uses: "package" where a package domain
+ * exists, else the first domain's name; NULL without RAPL. */
+const char *energy_main(const struct energy_src *e);
 
 /* Everything bpfgov may write (per-CPU scaling_min_freq, EPP, PM QoS,
  * stateK/disable, the request MSR), captured as bytes. */

@@ -15,6 +15,11 @@
  * - ping-pong: a token over pipes between two CPUs with 0, 20, 100 and
  *   500 us of work per hop: round trips per second and wake-up latency.
  *
+ * Every workload is a fixed amount of work, calibrated once before either
+ * arm runs, so the two arms compare on its completion time and on the
+ * energy RAPL counted meanwhile (bpfgov / governors for both; the measured
+ * side of replay's floor axes, delay and energy).
+ *
  * Each measure says where it came from (APERF/MPERF, else scaling_cur_freq;
  * powercap RAPL with wrap-around) or why it is missing; nothing missing
  * fails the run. Every knob bpfgov may write is snapshotted first and
@@ -52,9 +57,25 @@ static const char validate_usage[] =
 "(and SVG plots where gnuplot exists). Needs root for the bpfgov runs; what\n"
 "cannot be measured is named in the report with the reason. Everything\n"
 "touched is restored, and the report says so.\n\n"
+"Each workload does the same fixed work under both. For each, validate\n"
+"prints its completion time (s) and the energy RAPL counted meanwhile (J:\n"
+"powercap's intel-rapl:*/energy_uj in sysfs, on Intel and AMD alike, with\n"
+"its wrap-around at max_energy_range_uj; no MSR driver needed) under each,\n"
+"and bpfgov / governors for both. Without powercap it says \"Energy: no RAPL\n"
+"(powercap) here\" and still times the work.\n\n"
+"Checking replay's floor verdicts: the report names the replay model of the\n"
+"machine's governors (hwp-auto for intel_pstate or amd-pstate active,\n"
+"hwp-passive or schedutil under schedutil). `govloader replay` says per\n"
+"scenario whether bpfgov's floor costs more or less energy (E) and delay (D)\n"
+"than that model; the time ratio here is the measured side of D, the energy\n"
+"ratio that of E. A ratio below 1 by more than the run-to-run spread means\n"
+"bpfgov took less, above 1 by more that it took more: a replay difference of\n"
+"the same sign is confirmed, of the other sign refuted; within the spread\n"
+"the machine cannot tell. Use a full run (two rounds of each arm): --quick\n"
+"has one round and no spread. docs/HARDWARE.md has the steps.\n\n"
 "  --out DIR          where the report goes (bpfgov-validate)\n"
 "  --quick            short runs (about 15 s in all) instead of about 3 minutes\n"
-"  --sysfs-root DIR   sysfs (" DEFAULT_SYSFS_ROOT ")\n"
+"  --sysfs-root DIR   sysfs (" DEFAULT_SYSFS_ROOT "), also for the powercap energy counters\n"
 "  --proc-root DIR    procfs (" DEFAULT_PROC_ROOT ")\n"
 "  --msr-root DIR     MSR devices <DIR>/<cpu>/msr (" DEFAULT_MSR_ROOT ")\n"
 "  --pin-root DIR     pin root of the bpfgov runs (" DEFAULT_PIN_ROOT ")\n";
@@ -65,6 +86,8 @@ static const char validate_usage[] =
 #define MAX_STEPS	9
 #define NR_PP		4
 #define LAT_CAP		(1 << 17)
+#define MAX_ROUNDS	2
+#define NR_WL		3
 
 static const double pp_work_us[NR_PP] = { 0, 20, 100, 500 };
 static const char *const arm_name[ARMS] = { "governors", "bpfgov" };
@@ -80,7 +103,8 @@ struct impulse_res {
 	int trials;
 	int stuck_freq;			/* >= 10 ms at min frequency (freq source) */
 	int slow_loop;			/* >= 10 ms below 3/4 of the pre-gap loop rate */
-	double recover_ms;		/* sum: first window back at speed */
+	double recover_ms;		/* sum: ms until the first window back at speed */
+	double post_ms;			/* sum: ms to do the post-gap work */
 	double pre_khz, post_khz;	/* sums: pre-gap and first 10 ms after */
 	int khz_samples;
 	double win_ratio[POST_WIN];	/* sums: loop rate / pre-gap rate */
@@ -109,8 +133,11 @@ struct arm_res {
 	struct impulse_res imp;
 	struct periodic_res per;
 	struct pp_res pp;
-	/* energy per workload (0 impulse, 1 periodic, 2 pingpong): uJ, s */
-	double pkg_uj[3], core_uj[3], secs[3];
+	/* per workload (0 impulse, 1 periodic, 2 pingpong), sums over the
+	 * rounds: package and core uJ, completion s */
+	double pkg_uj[NR_WL], core_uj[NR_WL], secs[NR_WL];
+	/* per round: completion s and uJ of the compared domain */
+	double r_secs[MAX_ROUNDS][NR_WL], r_uj[MAX_ROUNDS][NR_WL];
 };
 
 struct vctx {
@@ -121,6 +148,14 @@ struct vctx {
 	struct energy_src energy;
 	int cpu_a, cpu_b;		/* ping-pong pair; b runs impulse/periodic */
 	double iters_per_us;		/* work kernel calibration */
+	/* The fixed work of each workload, the same under both arms. */
+	__u64 imp_ramp_iters, imp_pre_iters, imp_win_iters;
+	int imp_trials, per_packets;
+	__u64 pp_hops[NR_PP];
+	/* RAPL reads during a workload: the last one, the longest interval
+	 * between two (a wrap is seen when this is below the wrap period). */
+	__u64 e_last_ns, e_max_gap_ns;
+	bool e_in_wl;
 	struct arm_res arm[ARMS];
 	pid_t gov_pid;
 	char notes[1024];
@@ -172,6 +207,27 @@ static void sleep_until(__u64 t)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+#define ENERGY_READ_NS	200000000ull	/* read RAPL every 200 ms in a workload */
+
+static void energy_read(struct vctx *v)
+{
+	__u64 now = mono_ns();
+
+	energy_update(&v->energy);
+	if (v->e_in_wl && now - v->e_last_ns > v->e_max_gap_ns)
+		v->e_max_gap_ns = now - v->e_last_ns;
+	v->e_last_ns = now;
+}
+
+/* A read when the last is ENERGY_READ_NS old: the counters wrap (past
+ * max_energy_range_uj) every few minutes on real parts, and only a read
+ * per wrap period tells a wrap from a small step. */
+static void energy_tick(struct vctx *v)
+{
+	if (v->energy.nr && mono_ns() - v->e_last_ns >= ENERGY_READ_NS)
+		energy_read(v);
+}
+
 static int pin_to(int cpu)
 {
 	cpu_set_t set;
@@ -181,8 +237,16 @@ static int pin_to(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
+/* Iterations of the work kernel per µs at the speed the CPU reaches under
+ * sustained load, and from it the fixed work of every workload: each arm
+ * does the same work, so its completion time and energy compare. */
+static void pp_level(struct vctx *v, int i, __u64 end_ns, __u64 hops, struct pp_res *r,
+		     __u64 *loops, double *secs);
+
 static void calibrate(struct vctx *v)
 {
+	double per_step = v->o.quick ? 0.3 : 2.0, pp_s = v->o.quick ? 0.3 : 2.0;
+	double cal_s = v->o.quick ? 0.1 : 0.5;
 	__u64 t0, n = 0;
 
 	pin_to(v->cpu_b);
@@ -192,10 +256,30 @@ static void calibrate(struct vctx *v)
 	v->iters_per_us = (double)n / ((mono_ns() - t0) / 1000.0);
 	if (v->iters_per_us <= 0)
 		v->iters_per_us = 1;
+	v->imp_trials = v->o.quick ? 3 : 20;
+	v->imp_ramp_iters = (__u64)(v->iters_per_us * 250000);
+	v->imp_pre_iters = (__u64)(v->iters_per_us * 50000);
+	v->imp_win_iters = (__u64)(v->iters_per_us * 1000) + 1;
+	v->per_packets = (int)(per_step * 347 + 0.5);
+	/* Ping-pong: the round trips each level makes in pp_s here, before
+	 * either arm ran. */
+	for (int i = 0; i < NR_PP && !v_stop; i++) {
+		__u64 loops = 0;
+		double secs = 0;
+
+		pp_level(v, i, mono_ns() + (__u64)(cal_s * 1e9), 0, NULL, &loops, &secs);
+		v->pp_hops[i] = secs > 0 ? (__u64)(loops * pp_s / secs) : 0;
+		if (v->pp_hops[i] < 10)
+			v->pp_hops[i] = 10;
+	}
 }
 
 /* ------------------------------------------------------------- impulse */
 
+/* Each trial: 300 ms of work (at the calibrated speed), a 750-950 µs gap,
+ * then 30 windows of 1 ms of work each, timed. A window is slow below 3/4
+ * of the pre-gap rate, at the minimum when its delivered frequency is
+ * within 10 % of cpuinfo_min_freq (else 60 % of the pre-gap frequency). */
 static void impulse_run(struct vctx *v, struct impulse_res *r, int trials)
 {
 	__u64 chunk = (__u64)(v->iters_per_us * 10) + 1;	/* ~10 us */
@@ -204,68 +288,84 @@ static void impulse_run(struct vctx *v, struct impulse_res *r, int trials)
 	pin_to(v->cpu_b);
 	for (int t = 0; t < trials && !v_stop; t++) {
 		struct freq_sample f0, f1, fa, fb;
-		__u64 now, pre_n, pre_t, gap_ns, win_n[POST_WIN];
+		__u64 pre_t, gap_ns, post0, win_t0[POST_WIN], win_ns[POST_WIN];
 		__u32 win_khz[POST_WIN];
-		double pre_rate, pre_khz;
-		int slow = 0, fslow = 0, rec = POST_WIN;
+		double pre_rate, pre_khz, post_ms, rec_ms = -1, min_ms = -1, post_khz = 0;
+		int nkhz = 0;
 
-		now = mono_ns();
-		busy_until(now + 250000000ull, chunk);
+		for (__u64 d = 0; d < v->imp_ramp_iters; d += chunk) {
+			spin(chunk);
+			energy_tick(v);
+		}
+		if (v->energy.nr)
+			energy_read(v);	/* the next ~85 ms have no read */
 		freq_sample(&v->freq, v->cpu_b, &f0);
 		pre_t = mono_ns();
-		pre_n = busy_until(pre_t + 50000000ull, chunk);
+		spin(v->imp_pre_iters);
 		freq_sample(&v->freq, v->cpu_b, &f1);
-		pre_rate = (double)pre_n / ((mono_ns() - pre_t) / 1e6);	/* per ms */
+		pre_rate = (double)v->imp_pre_iters / ((mono_ns() - pre_t) / 1e6);	/* per ms */
 		pre_khz = freq_khz(&v->freq, &f0, &f1);
 
 		gap_ns = (750 + rand_r(&seed) % 201) * 1000ull;
 		sleep_ns(gap_ns);
 
+		post0 = mono_ns();
 		freq_sample(&v->freq, v->cpu_b, &fa);
 		for (int w = 0; w < POST_WIN; w++) {
-			__u64 ws = mono_ns();
-
-			win_n[w] = busy_until(ws + 1000000ull, chunk);
+			win_t0[w] = mono_ns();
+			spin(v->imp_win_iters);
 			freq_sample(&v->freq, v->cpu_b, &fb);
 			win_khz[w] = freq_khz(&v->freq, &fa, &fb);
 			fa = fb;
-			win_n[w] = (__u64)(win_n[w] / ((mono_ns() - ws) / 1e6));
+			win_ns[w] = mono_ns() - win_t0[w];
 		}
+		post_ms = (mono_ns() - post0) / 1e6;
 		for (int w = 0; w < POST_WIN; w++) {
-			double ratio = pre_rate > 0 ? win_n[w] / pre_rate : 0;
+			double rate = win_ns[w] ? v->imp_win_iters / (win_ns[w] / 1e6) : 0;
+			double ratio = pre_rate > 0 ? rate / pre_rate : 0;
+			double at_ms = (win_t0[w] - post0) / 1e6;
 
 			r->win_ratio[w] += ratio;
-			if (w < STUCK_WIN && ratio < 0.75)
-				slow++;
-			if (rec == POST_WIN && ratio >= 0.75)
-				rec = w;
+			if (rec_ms < 0 && ratio >= 0.75)
+				rec_ms = at_ms;
 		}
+		if (rec_ms < 0)
+			rec_ms = post_ms;
 		if (v->freq.kind != FREQ_NONE && pre_khz > 0) {
 			double lim = v->freq.min_khz ? v->freq.min_khz * 1.1 : pre_khz * 0.6;
-			double post = 0;
 
-			for (int w = 0; w < STUCK_WIN; w++) {
-				post += win_khz[w];
-				if (win_khz[w] && win_khz[w] <= lim)
-					fslow++;
+			for (int w = 0; w < POST_WIN; w++) {
+				double at_ms = (win_t0[w] - post0) / 1e6;
+
+				if (min_ms < 0 && !(win_khz[w] && win_khz[w] <= lim))
+					min_ms = at_ms;
+				if (at_ms < STUCK_WIN && win_khz[w]) {
+					post_khz += win_khz[w];
+					nkhz++;
+				}
 			}
+			if (min_ms < 0)
+				min_ms = post_ms;
 			r->pre_khz += pre_khz;
-			r->post_khz += post / STUCK_WIN;
+			r->post_khz += nkhz ? post_khz / nkhz : 0;
 			r->khz_samples++;
-			if (fslow == STUCK_WIN)
+			if (min_ms >= STUCK_WIN)
 				r->stuck_freq++;
 		}
-		if (slow == STUCK_WIN)
+		if (rec_ms >= STUCK_WIN)
 			r->slow_loop++;
-		energy_update(&v->energy);
-		r->recover_ms += rec;
+		energy_tick(v);
+		r->recover_ms += rec_ms;
+		r->post_ms += post_ms;
 		r->trials++;
 	}
 }
 
 /* ------------------------------------------------------------ periodic */
 
-static void periodic_run(struct vctx *v, struct periodic_res *r, double step_s)
+/* A fixed number of work packets at 347 Hz per duty step; a packet that
+ * overruns its period starts the next at once. */
+static void periodic_run(struct vctx *v, struct periodic_res *r)
 {
 	static const double quick_duty[] = { 20, 50, 80 };
 	const __u64 period = 1000000000ull / 347;
@@ -276,28 +376,28 @@ static void periodic_run(struct vctx *v, struct periodic_res *r, double step_s)
 	for (int s = 0; s < nsteps && !v_stop; s++) {
 		double duty = v->o.quick ? quick_duty[s] : 10.0 * (s + 1);
 		__u64 packet = (__u64)(v->iters_per_us * period / 1000.0 * duty / 100.0);
-		__u64 t0 = mono_ns(), next = t0, end = t0 + (__u64)(step_s * 1e9), busy = 0;
+		__u64 next = mono_ns(), busy = 0;
 		struct freq_sample fa, fb;
 		int n = 0, over = 0;
 		__u32 khz;
 
 		freq_sample(&v->freq, v->cpu_b, &fa);
-		while (mono_ns() < end && !v_stop) {
+		while (n < v->per_packets && !v_stop) {
 			__u64 b0 = mono_ns();
 
 			spin(packet);
 			busy += mono_ns() - b0;
 			n++;
 			next += period;
+			energy_tick(v);
 			if (mono_ns() > next) {
 				over++;
 				next = mono_ns();
-			} else {
+			} else if (n < v->per_packets) {
 				sleep_until(next);
 			}
 		}
 		freq_sample(&v->freq, v->cpu_b, &fb);
-		energy_update(&v->energy);	/* often enough to see every wrap */
 		khz = freq_khz(&v->freq, &fa, &fb);
 		r->duty[s] = duty;
 		r->packet_us[s] += n ? busy / 1000.0 / n : 0;
@@ -315,8 +415,8 @@ static void periodic_run(struct vctx *v, struct periodic_res *r, double step_s)
 struct pp_side {
 	struct vctx *v;
 	int cpu, rfd, wfd;
-	double work_us;
-	__u64 end_ns;
+	__u64 work_iters;
+	__u64 end_ns, hops;		/* stop at end_ns, or after hops */
 	bool starter;
 	__u64 loops;
 	__u32 *lat_ns;
@@ -341,11 +441,11 @@ static void *pp_thread(void *arg)
 			break;
 		if (s->nlat < LAT_CAP)
 			s->lat_ns[s->nlat++] = (__u32)(mono_ns() - ts);
-		if (s->work_us > 0)
-			busy_until(mono_ns() + (__u64)(s->work_us * 1000), 64);
+		if (s->work_iters)
+			spin(s->work_iters);
 		s->loops++;
 		ts = mono_ns();
-		if (ts >= s->end_ns || v_stop)
+		if ((s->hops && s->loops >= s->hops) || (s->end_ns && ts >= s->end_ns) || v_stop)
 			ts = 0;
 		if (write(s->wfd, &ts, sizeof(ts)) != sizeof(ts) || ts == 0)
 			break;
@@ -360,31 +460,60 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void pingpong_run(struct vctx *v, struct pp_res *r, double secs)
+/* One level of work per hop, until @end_ns or for @hops round trips; adds
+ * to @r when given. */
+static void pp_level(struct vctx *v, int i, __u64 end_ns, __u64 hops, struct pp_res *r,
+		     __u64 *loops, double *secs)
 {
-	for (int i = 0; i < NR_PP && !v_stop; i++) {
-		int ab[2], ba[2];
-		struct pp_side a = { .v = v, .cpu = v->cpu_a, .work_us = pp_work_us[i], .starter = true };
-		struct pp_side b = { .v = v, .cpu = v->cpu_b, .work_us = pp_work_us[i] };
-		pthread_t ta, tb;
-		__u64 t0;
-		size_t n;
+	__u64 work = (__u64)(v->iters_per_us * pp_work_us[i]);
+	struct pp_side a = { .v = v, .cpu = v->cpu_a, .work_iters = work, .starter = true,
+			     .end_ns = end_ns, .hops = hops };
+	struct pp_side b = { .v = v, .cpu = v->cpu_b, .work_iters = work, .end_ns = end_ns,
+			     .hops = hops };
+	int ab[2], ba[2];
+	pthread_t ta, tb;
+	__u64 t0;
+	size_t n;
 
-		if (pipe(ab) || pipe(ba))
-			return;
-		a.rfd = ba[0]; a.wfd = ab[1];
-		b.rfd = ab[0]; b.wfd = ba[1];
-		a.lat_ns = calloc(LAT_CAP, sizeof(__u32));
-		b.lat_ns = calloc(LAT_CAP, sizeof(__u32));
-		t0 = mono_ns();
-		a.end_ns = b.end_ns = t0 + (__u64)(secs * 1e9);
-		if (a.lat_ns && b.lat_ns && !pthread_create(&tb, NULL, pp_thread, &b)) {
-			if (!pthread_create(&ta, NULL, pp_thread, &a))
-				pthread_join(ta, NULL);
-			else
-				close(ab[1]);
-			pthread_join(tb, NULL);
-			r->loops_s[i] += (a.loops + b.loops) / 2.0 / ((mono_ns() - t0) / 1e9);
+	*loops = 0;
+	*secs = 0;
+	if (pipe(ab))
+		return;
+	if (pipe(ba)) {
+		close(ab[0]);
+		close(ab[1]);
+		return;
+	}
+	a.rfd = ba[0]; a.wfd = ab[1];
+	b.rfd = ab[0]; b.wfd = ba[1];
+	a.lat_ns = calloc(LAT_CAP, sizeof(__u32));
+	b.lat_ns = calloc(LAT_CAP, sizeof(__u32));
+	t0 = mono_ns();
+	if (a.lat_ns && b.lat_ns && !pthread_create(&tb, NULL, pp_thread, &b)) {
+		if (!pthread_create(&ta, NULL, pp_thread, &a)) {
+			/* wait, reading RAPL meanwhile when the last read is
+			 * ENERGY_READ_NS old */
+			for (;;) {
+				__u64 now = mono_ns(), due = v->e_last_ns + ENERGY_READ_NS;
+				__u64 wait = v->energy.nr && due > now ? due - now : ENERGY_READ_NS;
+				struct timespec ts;
+
+				clock_gettime(CLOCK_REALTIME, &ts);
+				ts.tv_nsec += wait % 1000000000ull;
+				ts.tv_sec += wait / 1000000000ull + ts.tv_nsec / 1000000000;
+				ts.tv_nsec %= 1000000000;
+				if (pthread_timedjoin_np(ta, NULL, &ts) != ETIMEDOUT)
+					break;
+				energy_tick(v);
+			}
+		} else {
+			close(ab[1]);
+		}
+		pthread_join(tb, NULL);
+		*secs = (mono_ns() - t0) / 1e9;
+		*loops = (a.loops + b.loops) / 2;
+		if (r && *secs > 0) {
+			r->loops_s[i] += (a.loops + b.loops) / 2.0 / *secs;
 			/* both sides' latencies: merge into a's buffer */
 			n = a.nlat;
 			for (size_t k = 0; k < b.nlat && n < LAT_CAP; k++)
@@ -395,10 +524,20 @@ static void pingpong_run(struct vctx *v, struct pp_res *r, double secs)
 				r->lat_p99[i] += a.lat_ns[(n - 1) * 99 / 100] / 1000.0;
 			}
 		}
-		energy_update(&v->energy);
-		free(a.lat_ns);
-		free(b.lat_ns);
-		close(ab[0]); close(ab[1]); close(ba[0]); close(ba[1]);
+	}
+	free(a.lat_ns);
+	free(b.lat_ns);
+	close(ab[0]); close(ab[1]); close(ba[0]); close(ba[1]);
+}
+
+static void pingpong_run(struct vctx *v, struct pp_res *r)
+{
+	for (int i = 0; i < NR_PP && !v_stop; i++) {
+		__u64 loops;
+		double secs;
+
+		pp_level(v, i, 0, v->pp_hops[i], r, &loops, &secs);
+		energy_tick(v);
 	}
 	r->runs++;
 }
@@ -491,36 +630,41 @@ static int gov_down(struct vctx *v)
 
 /* ------------------------------------------------------------ one arm */
 
-static void energy_mark(struct vctx *v, double *pkg, double *core, double *secs, __u64 t0,
-			long long p0, long long c0)
-{
-	energy_update(&v->energy);
-	*secs += (mono_ns() - t0) / 1e9;
-	if (p0 >= 0)
-		*pkg += energy_total(&v->energy, "package") - p0;
-	if (c0 >= 0)
-		*core += energy_total(&v->energy, "core") - c0;
-}
-
+/* Each workload's fixed work, timed from its start to its completion, with
+ * the energy the RAPL counters (sysfs, no MSR driver needed) counted in
+ * that time. */
 static void run_arm(struct vctx *v, struct arm_res *a)
 {
-	double per_step = v->o.quick ? 0.3 : 2.0, pp_s = v->o.quick ? 0.3 : 2.0;
-	int trials = v->o.quick ? 3 : 20;
-	long long p0, c0;
+	const char *main_dom = energy_main(&v->energy);
+	int rd = a->rounds < MAX_ROUNDS ? a->rounds : MAX_ROUNDS - 1;
+	long long p0, c0, m0;
+	double secs;
 	__u64 t0;
 
-	for (int wl = 0; wl < 3 && !v_stop; wl++) {
-		energy_update(&v->energy);
+	for (int wl = 0; wl < NR_WL && !v_stop; wl++) {
+		energy_read(v);
+		v->e_in_wl = true;
 		p0 = energy_total(&v->energy, "package");
 		c0 = energy_total(&v->energy, "core");
+		m0 = main_dom ? energy_total(&v->energy, main_dom) : -1;
 		t0 = mono_ns();
 		if (wl == 0)
-			impulse_run(v, &a->imp, trials);
+			impulse_run(v, &a->imp, v->imp_trials);
 		else if (wl == 1)
-			periodic_run(v, &a->per, per_step);
+			periodic_run(v, &a->per);
 		else
-			pingpong_run(v, &a->pp, pp_s);
-		energy_mark(v, &a->pkg_uj[wl], &a->core_uj[wl], &a->secs[wl], t0, p0, c0);
+			pingpong_run(v, &a->pp);
+		secs = (mono_ns() - t0) / 1e9;
+		energy_read(v);
+		v->e_in_wl = false;
+		a->secs[wl] += secs;
+		a->r_secs[rd][wl] = secs;
+		if (p0 >= 0)
+			a->pkg_uj[wl] += energy_total(&v->energy, "package") - p0;
+		if (c0 >= 0)
+			a->core_uj[wl] += energy_total(&v->energy, "core") - c0;
+		if (m0 >= 0)
+			a->r_uj[rd][wl] = energy_total(&v->energy, main_dom) - m0;
 	}
 	a->rounds++;
 }
@@ -532,7 +676,261 @@ static double avg(double sum, int n)
 	return n ? sum / n : 0;
 }
 
-static const char *wl_name[3] = { "impulse", "periodic", "pingpong" };
+static const char *wl_name[NR_WL] = { "impulse", "periodic", "pingpong" };
+
+/* ------------------------------------------------ the same work, compared */
+
+struct cmp_row {
+	double secs[ARMS], uj[ARMS];	/* means per round; 0: not measured */
+	double t_ratio, e_ratio;	/* bpfgov / governors; 0: unknown */
+	double t_spread, e_spread;	/* %: largest difference between two rounds
+					 * of one arm over their mean; -1: one round */
+};
+
+static double rel_diff_pct(double a, double b)
+{
+	double m = (a + b) / 2;
+
+	return m > 0 ? 100 * (a > b ? a - b : b - a) / m : 0;
+}
+
+static void cmp_row(const struct vctx *v, int wl, struct cmp_row *c)
+{
+	bool energy = energy_main(&v->energy) != NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->t_spread = c->e_spread = -1;
+	for (int k = 0; k < ARMS; k++) {
+		const struct arm_res *a = &v->arm[k];
+		int n = a->rounds < MAX_ROUNDS ? a->rounds : MAX_ROUNDS;
+
+		if (!a->measured || !n)
+			continue;
+		for (int r = 0; r < n; r++) {
+			c->secs[k] += a->r_secs[r][wl] / n;
+			c->uj[k] += a->r_uj[r][wl] / n;
+		}
+		if (n >= 2) {
+			double t = rel_diff_pct(a->r_secs[0][wl], a->r_secs[1][wl]);
+			double e = rel_diff_pct(a->r_uj[0][wl], a->r_uj[1][wl]);
+
+			c->t_spread = t > c->t_spread ? t : c->t_spread;
+			if (energy)
+				c->e_spread = e > c->e_spread ? e : c->e_spread;
+		}
+	}
+	if (c->secs[0] > 0 && c->secs[1] > 0)
+		c->t_ratio = c->secs[1] / c->secs[0];
+	if (energy && c->uj[0] > 0 && c->uj[1] > 0)
+		c->e_ratio = c->uj[1] / c->uj[0];
+}
+
+static void wl_work(const struct vctx *v, int wl, char *buf, size_t n)
+{
+	switch (wl) {
+	case 0:
+		snprintf(buf, n, "%d trials: 300 ms of work, a 750-950 us gap, 30 ms of work",
+			 v->imp_trials);
+		break;
+	case 1:
+		snprintf(buf, n, "%d packets at 347 Hz in each of %d duty steps", v->per_packets,
+			 v->o.quick ? 3 : 9);
+		break;
+	default:
+		snprintf(buf, n, "%llu/%llu/%llu/%llu round trips at 0/20/100/500 us of work a hop",
+			 (unsigned long long)v->pp_hops[0], (unsigned long long)v->pp_hops[1],
+			 (unsigned long long)v->pp_hops[2], (unsigned long long)v->pp_hops[3]);
+	}
+}
+
+/* The model of `govloader replay`'s floor judge that stands for the
+ * machine's own frequency governors, or NULL; @why says which and why. */
+static const char *replay_model(const struct platform *p, char *why, size_t n)
+{
+	const char *drv = p->cpufreq_driver, *gov = p->cpufreq_governor;
+	bool schedutil = !strcmp(gov, "schedutil");
+
+	if (!strcmp(gov, "performance")) {
+		snprintf(why, n, "governor performance runs at the highest level: no replay model");
+		return NULL;
+	}
+	if (!strcmp(drv, "intel_pstate") && p->hwp) {
+		snprintf(why, n, "intel_pstate active: the hardware picks the level (HWP)");
+		return "hwp-auto";
+	}
+	if (!strcmp(drv, "amd-pstate-epp")) {
+		snprintf(why, n, "amd-pstate active: the hardware picks the level (CPPC)");
+		return "hwp-auto";
+	}
+	if (schedutil && (!strcmp(drv, "intel_cpufreq") && p->hwp)) {
+		snprintf(why, n, "intel_pstate passive with HWP, schedutil: min = lowest, desired = target");
+		return "hwp-passive";
+	}
+	if (schedutil && !strcmp(drv, "amd-pstate") && !strcmp(p->pstate_mode, "guided")) {
+		snprintf(why, n, "amd-pstate guided, schedutil: min = target, the hardware above it");
+		return "hwp-1";
+	}
+	if (schedutil && !strcmp(drv, "amd-pstate")) {
+		snprintf(why, n, "amd-pstate passive, schedutil: min = lowest, desired = target");
+		return "hwp-passive";
+	}
+	if (schedutil && strcmp(drv, "none")) {
+		snprintf(why, n, "%s, schedutil: the target is the frequency", drv);
+		return "schedutil";
+	}
+	snprintf(why, n, "cpufreq driver %s, governor %s: no replay model", drv, *gov ? gov : "none");
+	return NULL;
+}
+
+static const char no_rapl[] = "Energy: no RAPL (powercap) here";
+
+static void json_compare(struct vctx *v, json_writer_t *w)
+{
+	const char *dom = energy_main(&v->energy), *model;
+	char why[256], work[160];
+
+	model = replay_model(&v->plat, why, sizeof(why));
+	jsonw_name(w, "comparison");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "energy_domain", dom);
+	jsonw_string_field(w, "energy_note", dom ? NULL : no_rapl);
+	jsonw_string_field(w, "replay_model", model);
+	jsonw_string_field(w, "replay_model_why", why);
+	jsonw_name(w, "workloads");
+	jsonw_start_array(w);
+	for (int wl = 0; wl < NR_WL; wl++) {
+		struct cmp_row c;
+
+		cmp_row(v, wl, &c);
+		wl_work(v, wl, work, sizeof(work));
+		jsonw_start_object(w);
+		jsonw_string_field(w, "workload", wl_name[wl]);
+		jsonw_string_field(w, "work", work);
+		for (int k = 0; k < ARMS; k++) {
+			jsonw_name(w, arm_name[k]);
+			if (c.secs[k] <= 0) {
+				jsonw_null(w);
+				continue;
+			}
+			jsonw_start_object(w);
+			jsonw_float_field_fmt(w, "seconds", "%.4f", c.secs[k]);
+			if (dom)
+				jsonw_float_field_fmt(w, "energy_j", "%.4f", c.uj[k] / 1e6);
+			else
+				jsonw_null_field(w, "energy_j");
+			jsonw_end_object(w);
+		}
+		if (c.t_ratio > 0)
+			jsonw_float_field_fmt(w, "time_ratio", "%.4f", c.t_ratio);
+		else
+			jsonw_null_field(w, "time_ratio");
+		if (c.e_ratio > 0)
+			jsonw_float_field_fmt(w, "energy_ratio", "%.4f", c.e_ratio);
+		else
+			jsonw_null_field(w, "energy_ratio");
+		if (c.t_spread >= 0)
+			jsonw_float_field_fmt(w, "spread_time_pct", "%.2f", c.t_spread);
+		else
+			jsonw_null_field(w, "spread_time_pct");
+		if (c.e_spread >= 0)
+			jsonw_float_field_fmt(w, "spread_energy_pct", "%.2f", c.e_spread);
+		else
+			jsonw_null_field(w, "spread_energy_pct");
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+static void md_compare(struct vctx *v, FILE *f)
+{
+	const char *dom = energy_main(&v->energy), *model;
+	char why[256], work[160];
+
+	model = replay_model(&v->plat, why, sizeof(why));
+	fprintf(f, "\n## Energy and completion time: the same work under both\n\n");
+	fprintf(f, "Each workload does a fixed amount of work (calibrated once, before either arm ran); completion time is from its start to its last piece of work");
+	if (dom)
+		fprintf(f, ", energy what the RAPL %s domain%s counted in that time", dom,
+			strcmp(dom, "package") ? "" : "s");
+	else
+		fprintf(f, ".\n\n%s — %s", no_rapl, v->energy.why);
+	fprintf(f, ". Ratios are bpfgov ÷ governors: below 1, bpfgov took less. Run-to-run is the largest difference between two rounds of one arm (one round: `-`, run without --quick); a ratio within it of 1 is noise.\n\n");
+	if (dom)
+		fprintf(f, "| workload | work per run | governors: s / J | bpfgov: s / J | bpfgov ÷ governors: time / energy | run-to-run: time / energy |\n|---|---|---|---|---|---|\n");
+	else
+		fprintf(f, "| workload | work per run | governors: s | bpfgov: s | bpfgov ÷ governors: time | run-to-run: time |\n|---|---|---|---|---|---|\n");
+	for (int wl = 0; wl < NR_WL; wl++) {
+		struct cmp_row c;
+
+		cmp_row(v, wl, &c);
+		wl_work(v, wl, work, sizeof(work));
+		fprintf(f, "| %s | %s |", wl_name[wl], work);
+		for (int k = 0; k < ARMS; k++) {
+			if (c.secs[k] <= 0)
+				fprintf(f, " not measured |");
+			else if (dom)
+				fprintf(f, " %.3f / %.3f |", c.secs[k], c.uj[k] / 1e6);
+			else
+				fprintf(f, " %.3f |", c.secs[k]);
+		}
+		if (c.t_ratio > 0)
+			fprintf(f, " %.3f", c.t_ratio);
+		else
+			fprintf(f, " -");
+		if (dom)
+			fprintf(f, c.e_ratio > 0 ? " / %.3f |" : " / - |", c.e_ratio);
+		else
+			fprintf(f, " |");
+		if (c.t_spread >= 0)
+			fprintf(f, " %.1f %%", c.t_spread);
+		else
+			fprintf(f, " -");
+		if (dom)
+			fprintf(f, c.e_spread >= 0 ? " / %.1f %% |\n" : " / - |\n", c.e_spread);
+		else
+			fprintf(f, " |\n");
+	}
+	if (model)
+		fprintf(f, "\nThe replay's model of these governors is `%s` (%s): compare with `govloader replay`'s floor verdict of bpfgov against `%s` on the same scenarios (docs/HARDWARE.md, \"Confirming replay's floor verdicts\").\n",
+			model, why, model);
+	else
+		fprintf(f, "\nThe replay has no model of these governors (%s).\n", why);
+}
+
+/* The comparison on stdout: what a user reads first. */
+static void print_compare(struct vctx *v)
+{
+	const char *dom = energy_main(&v->energy), *model;
+	char why[256];
+
+	model = replay_model(&v->plat, why, sizeof(why));
+	printf("The same work under both (completion s%s; bpfgov / governors):\n",
+	       dom ? ", RAPL energy J" : "");
+	for (int wl = 0; wl < NR_WL; wl++) {
+		struct cmp_row c;
+
+		cmp_row(v, wl, &c);
+		printf("  %-9s", wl_name[wl]);
+		for (int k = 0; k < ARMS; k++) {
+			if (c.secs[k] <= 0)
+				printf("  %s not measured", arm_name[k]);
+			else if (dom)
+				printf("  %s %.3f s %.3f J", arm_name[k], c.secs[k], c.uj[k] / 1e6);
+			else
+				printf("  %s %.3f s", arm_name[k], c.secs[k]);
+		}
+		if (c.t_ratio > 0)
+			printf("  time %.3f", c.t_ratio);
+		if (c.e_ratio > 0)
+			printf("  energy %.3f", c.e_ratio);
+		printf("\n");
+	}
+	if (!dom)
+		printf("%s (%s)\n", no_rapl, v->energy.why);
+	if (model)
+		printf("Replay's model of these governors: %s (%s)\n", model, why);
+}
 
 static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *diff,
 			int nr_snap, bool plots, const char *plot_why)
@@ -570,6 +968,14 @@ static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *d
 	for (int i = 0; i < v->energy.nr; i++)
 		jsonw_string(w, v->energy.dom[i].name);
 	jsonw_end_array(w);
+	{
+		__u64 wraps = 0;
+
+		for (int i = 0; i < v->energy.nr; i++)
+			wraps += v->energy.dom[i].wraps;
+		jsonw_uint_field(w, "wraps", wraps);
+		jsonw_float_field_fmt(w, "max_read_interval_ms", "%.1f", v->e_max_gap_ns / 1e6);
+	}
 	jsonw_end_object(w);
 	jsonw_name(w, "plots");
 	jsonw_start_object(w);
@@ -619,6 +1025,7 @@ static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *d
 		}
 		jsonw_int_field(w, "slow_loop_10ms", im->slow_loop);
 		jsonw_float_field_fmt(w, "recover_ms", "%.1f", avg(im->recover_ms, im->trials));
+		jsonw_float_field_fmt(w, "post_gap_work_ms", "%.3f", avg(im->post_ms, im->trials));
 		jsonw_end_object(w);
 
 		jsonw_name(w, "periodic");
@@ -653,19 +1060,21 @@ static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *d
 
 		jsonw_name(w, "energy");
 		jsonw_start_object(w);
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < NR_WL; i++) {
+			int n = a->rounds ? a->rounds : 1;
+
 			jsonw_name(w, wl_name[i]);
 			jsonw_start_object(w);
-			jsonw_float_field_fmt(w, "seconds", "%.2f", a->secs[i]);
+			jsonw_float_field_fmt(w, "seconds", "%.3f", a->secs[i] / n);
 			if (v->energy.nr && energy_total(&v->energy, "package") >= 0) {
-				jsonw_float_field_fmt(w, "package_j", "%.3f", a->pkg_uj[i] / 1e6);
+				jsonw_float_field_fmt(w, "package_j", "%.3f", a->pkg_uj[i] / 1e6 / n);
 				jsonw_float_field_fmt(w, "package_w", "%.2f",
 						      a->secs[i] > 0 ? a->pkg_uj[i] / 1e6 / a->secs[i] : 0);
 			} else {
 				jsonw_null_field(w, "package_j");
 			}
 			if (v->energy.nr && energy_total(&v->energy, "core") >= 0)
-				jsonw_float_field_fmt(w, "core_j", "%.3f", a->core_uj[i] / 1e6);
+				jsonw_float_field_fmt(w, "core_j", "%.3f", a->core_uj[i] / 1e6 / n);
 			else
 				jsonw_null_field(w, "core_j");
 			jsonw_end_object(w);
@@ -674,6 +1083,8 @@ static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *d
 		jsonw_end_object(w);
 	}
 	jsonw_end_object(w);
+
+	json_compare(v, w);
 
 	jsonw_name(w, "restore");
 	jsonw_start_object(w);
@@ -728,9 +1139,9 @@ static void md_report(struct vctx *v, FILE *f, int restored_bad, const char *dif
 		fprintf(f, "- Energy: powercap RAPL (");
 		for (int i = 0; i < v->energy.nr; i++)
 			fprintf(f, "%s%s", i ? ", " : "", v->energy.dom[i].name);
-		fprintf(f, "), wrap-around at max_energy_range_uj handled\n");
+		fprintf(f, "), read from sysfs (no MSR driver needed), wrap-around at max_energy_range_uj handled\n");
 	} else {
-		fprintf(f, "- Energy: not measured — %s\n", v->energy.why);
+		fprintf(f, "- %s — %s\n", no_rapl, v->energy.why);
 	}
 	fprintf(f, "- Throughput and wake-up latency: measured by the workloads themselves\n");
 	for (int k = 0; k < ARMS; k++)
@@ -761,6 +1172,9 @@ static void md_report(struct vctx *v, FILE *f, int restored_bad, const char *dif
 	fprintf(f, "\n| back at speed after (ms, mean) |");
 	for (int k = 0; k < ARMS; k++)
 		md_arm_cell(f, &A[k], "%.1f", avg(A[k].imp.recover_ms, A[k].imp.trials));
+	fprintf(f, "\n| 30 ms of work after the gap done in (ms, mean) |");
+	for (int k = 0; k < ARMS; k++)
+		md_arm_cell(f, &A[k], "%.2f", avg(A[k].imp.post_ms, A[k].imp.trials));
 	fprintf(f, "\n| delivered kHz before / first 10 ms after the gap |");
 	for (int k = 0; k < ARMS; k++) {
 		if (A[k].measured && A[k].imp.khz_samples)
@@ -812,22 +1226,21 @@ static void md_report(struct vctx *v, FILE *f, int restored_bad, const char *dif
 		fprintf(f, "\n");
 	}
 
-	fprintf(f, "\n## Energy\n\n");
-	if (!v->energy.nr) {
-		fprintf(f, "Not measured: %s.\n", v->energy.why);
-	} else {
+	md_compare(v, f);
+	if (v->energy.nr) {
+		fprintf(f, "\nPer RAPL domain, per run:\n\n");
 		fprintf(f, "| workload | governors: package J (W) / core J | bpfgov: package J (W) / core J |\n|---|---|---|\n");
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < NR_WL; i++) {
 			fprintf(f, "| %s |", wl_name[i]);
 			for (int k = 0; k < ARMS; k++) {
 				const struct arm_res *a = &A[k];
 
-				if (!a->measured)
+				if (!a->measured || !a->rounds)
 					fprintf(f, " not measured |");
 				else
-					fprintf(f, " %.2f (%.1f) / %.2f |", a->pkg_uj[i] / 1e6,
+					fprintf(f, " %.2f (%.1f) / %.2f |", a->pkg_uj[i] / 1e6 / a->rounds,
 						a->secs[i] > 0 ? a->pkg_uj[i] / 1e6 / a->secs[i] : 0,
-						a->core_uj[i] / 1e6);
+						a->core_uj[i] / 1e6 / a->rounds);
 			}
 			fprintf(f, "\n");
 		}
@@ -881,7 +1294,7 @@ static int write_plots(struct vctx *v, char *why, size_t n)
 	f = fopen(path, "we");
 	if (!f)
 		goto io;
-	fprintf(f, "# impulse: ms after gap, loop rate / pre-gap (governors, bpfgov)\n");
+	fprintf(f, "# impulse: ms of work after the gap, loop rate / pre-gap (governors, bpfgov)\n");
 	for (int w = 0; w < POST_WIN; w++)
 		fprintf(f, "%d %.3f %.3f\n", w + 1, avg(A[0].imp.win_ratio[w], A[0].imp.trials),
 			avg(A[1].imp.win_ratio[w], A[1].imp.trials));
@@ -902,7 +1315,7 @@ static int write_plots(struct vctx *v, char *why, size_t n)
 		goto io;
 	fprintf(f, "set terminal svg size 720,420\nset key top left\nset grid\n"
 		"set output 'impulse.svg'\nset title 'Impulse: loop rate after the gap'\n"
-		"set xlabel 'ms after the gap'\nset ylabel 'rate / pre-gap rate'\n"
+		"set xlabel 'work after the gap (ms at the pre-gap rate)'\nset ylabel 'rate / pre-gap rate'\n"
 		"plot 'plots.dat' index 0 using 1:2 with linespoints title 'governors', '' index 0 using 1:3 with linespoints title 'bpfgov'\n"
 		"set output 'periodic.svg'\nset title 'Periodic 347 Hz: time per work packet'\n"
 		"set xlabel 'duty %%'\nset ylabel 'us per packet'\n"
@@ -1058,6 +1471,7 @@ int do_validate(int argc, char **argv)
 		pr_warn("validate: cannot write the report in %s: %s\n", v->o.out, strerror(-err));
 		goto out;
 	}
+	print_compare(v);
 	if (bad) {
 		pr_warn("validate: %d knob(s) differ from before the run: %s\n", bad, diff);
 		goto out;

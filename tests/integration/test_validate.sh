@@ -79,5 +79,6 @@ check "bare: frequency named as not measured, with the reason" jqe '.sources.fre
 check "bare: energy named as not measured, with the reason" jqe '.sources.energy.source == "none" and (.not_measured | any(test("powercap")))'
 check "bare: plots named as not drawn, with the reason" jqe '(.sources.plots.drawn | not) and (.not_measured | any(test("gnuplot")))'
 check "bare: the workloads still ran under both" jqe '.arms.governors.measured and .arms.bpfgov.measured and .arms.bpfgov.impulse.trials == 3'
-check "bare: report.md says what was not measured" grep -q "Energy: not measured — no powercap" "$OUT/report.md"
+check "bare: report.md says what was not measured" grep -q "Energy: no RAPL (powercap) here — no powercap" "$OUT/report.md"
+check "bare: stdout says there is no RAPL, in one line" grep -q "^Energy: no RAPL (powercap) here (no powercap" "$T_TMP/v.log"
 t_done

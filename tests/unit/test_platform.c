@@ -3,7 +3,7 @@
  * Unit tests of user/platform.c and user/measure.c, with the backend plan
  * (actuate.c) for each platform mode (who owns the request register,
  * lockdown, allow_writes), refused forced MSR backends, taint letters, and
- * the RAPL energy counter's wrap-around.
+ * the RAPL energy counters: wrap-around, and a stand-in powercap tree.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,10 +16,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "actuate.h"
 #include "measure.h"
 #include "platform.h"
+#include "unit_tmpdir.h"
 
 static struct platform plat(const char *vendor, const char *drv, const char *mode)
 {
@@ -103,10 +106,117 @@ static void test_taint_letters(void **state)
 
 static void test_energy_wrap(void **state)
 {
+	const __u64 range = 262143328850ull;	/* a real package's max_energy_range_uj */
+
+	(void)state;
 	assert_true(energy_delta(100, 350, 1000) == 250);
 	assert_true(energy_delta(900, 100, 1000) == 200);	/* wrapped past max */
 	assert_true(energy_delta(1000, 0, 1000) == 0);
 	assert_true(energy_delta(5, 5, 1000) == 0);
+	assert_true(energy_delta(999, 0, 1000) == 1);		/* the last step before 0 */
+	assert_true(energy_delta(range - 1000, 500, range) == 1500);
+	assert_true(energy_delta(range - 1, range - 1, range) == 0);
+	/* Unknown range (max_energy_range_uj unreadable): count from 0. */
+	assert_true(energy_delta(900, 100, 0) == 100);
+	/* A previous reading past the range (a range that shrank): from 0. */
+	assert_true(energy_delta(5000, 100, 1000) == 100);
+}
+
+static void put(const char *dir, const char *file, const char *val)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%s\n", val);
+	fclose(f);
+}
+
+static char *zone(const char *root, const char *name, const char *dname, const char *max,
+		  const char *uj)
+{
+	static char dir[4][512];
+	static int n;
+	char *d = dir[n++ % 4];
+
+	snprintf(d, sizeof(dir[0]), "%s/class/powercap/%s", root, name);
+	assert_int_equal(mkdir(d, 0755), 0);
+	if (dname)
+		put(d, "name", dname);
+	if (max)
+		put(d, "max_energy_range_uj", max);
+	if (uj)
+		put(d, "energy_uj", uj);
+	return d;
+}
+
+/* energy_open/energy_update through a stand-in powercap tree (sysfs only,
+ * no MSR): the package and core counters wrap, twice for the package
+ * between reads, and are summed across packages; control types and
+ * intel-rapl-mmio (the same package again) are not counted. */
+static void test_energy_tree(void **state)
+{
+	struct plat_roots r = { .sysfs_root = tmpdir, .proc_root = tmpdir, .msr_root = tmpdir };
+	char path[512];
+	struct energy_src e;
+	char *p0, *c0, *p1;
+
+	(void)state;
+	assert_int_equal(energy_open(&e, &r), 0);
+	assert_int_equal(e.nr, 0);
+	assert_non_null(strstr(e.why, "no powercap"));
+	assert_null(energy_main(&e));
+
+	snprintf(path, sizeof(path), "%s/class", tmpdir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/class/powercap", tmpdir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(energy_open(&e, &r), 0);
+	assert_int_equal(e.nr, 0);
+	assert_non_null(strstr(e.why, "no readable intel-rapl"));
+
+	zone(tmpdir, "intel-rapl", NULL, NULL, NULL);			/* control type */
+	zone(tmpdir, "intel-rapl-mmio:0", "package-0", "1000", "10");	/* same package */
+	p0 = zone(tmpdir, "intel-rapl:0", "package-0", "1000", "900");
+	c0 = zone(tmpdir, "intel-rapl:0:0", "core", "2000", "1990");
+	p1 = zone(tmpdir, "intel-rapl:1", "package-1", "1000", "0");
+	assert_int_equal(energy_open(&e, &r), 0);
+	assert_int_equal(e.nr, 3);
+	assert_string_equal(energy_main(&e), "package");
+	assert_int_equal(energy_total(&e, "package"), 0);
+	assert_int_equal(energy_total(&e, "dram"), -1);
+
+	put(p0, "energy_uj", "100");	/* 900 -> 1000 = 0 -> 100: 200 */
+	put(c0, "energy_uj", "5");	/* 1990 -> 2000 = 0 -> 5: 15 */
+	put(p1, "energy_uj", "300");
+	energy_update(&e);
+	assert_int_equal(energy_total(&e, "package"), 200 + 300);
+	assert_int_equal(energy_total(&e, "package-0"), 200);
+	assert_int_equal(energy_total(&e, "core"), 15);
+	put(p0, "energy_uj", "999");
+	energy_update(&e);
+	put(p0, "energy_uj", "0");	/* one step: 999 -> 0 */
+	energy_update(&e);
+	put(p0, "energy_uj", "50");
+	energy_update(&e);
+	assert_int_equal(energy_total(&e, "package-0"), 200 + 899 + 1 + 50);
+	assert_int_equal(energy_total(&e, "package"), 1150 + 300);
+	for (int i = 0; i < e.nr; i++)
+		if (!strcmp(e.dom[i].name, "package-0"))
+			assert_int_equal(e.dom[i].wraps, 2);
+		else if (!strcmp(e.dom[i].name, "core"))
+			assert_int_equal(e.dom[i].wraps, 1);
+		else
+			assert_int_equal(e.dom[i].wraps, 0);
+	/* An unreadable counter keeps its total; the others go on. */
+	snprintf(path, sizeof(path), "%s/energy_uj", c0);
+	assert_int_equal(unlink(path), 0);
+	put(p1, "energy_uj", "400");
+	energy_update(&e);
+	assert_int_equal(energy_total(&e, "core"), 15);
+	assert_int_equal(energy_total(&e, "package-1"), 400);
 }
 
 int main(void)
@@ -116,7 +226,8 @@ int main(void)
 		cmocka_unit_test(test_plan_forced),
 		cmocka_unit_test(test_taint_letters),
 		cmocka_unit_test(test_energy_wrap),
+		cmocka_unit_test(test_energy_tree),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

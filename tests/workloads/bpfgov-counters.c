@@ -7,8 +7,11 @@
  *     request's min field (HWP_REQUEST 0x774 or CPPC_REQ 0xc00102b3), else
  *     scaling_min_freq: a raised floor shows up as a higher frequency;
  *   - cpuN/cpufreq/scaling_cur_freq = that delivered clock;
- *   - class/powercap/intel-rapl:*\/energy_uj, wrapping past
- *     max_energy_range_uj (package 6 W, core 3 W).
+ *   - class/powercap/intel-rapl:*\/energy_uj from the clock (package 6 W,
+ *     core 3 W since the start, from the value found), wrapping to 0 at
+ *     max_energy_range_uj as the kernel's counter does: the energy of any
+ *     interval is its length times the power, whatever the writer's own
+ *     scheduling.
  *
  * Usage: bpfgov-counters --msr-root DIR --sysfs-root DIR [--cpus N]
  */
@@ -80,6 +83,14 @@ static void file_put(const char *path, uint64_t v)
 		perror("bpfgov-counters: rename");
 }
 
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
 /* Delivered kHz from the request's min field, as a fraction of its range. */
 static uint64_t delivered_khz(int fd, const char *sys, int cpu)
 {
@@ -121,7 +132,7 @@ int main(int argc, char **argv)
 	const char *msr = NULL, *sys = NULL;
 	char path[4096], rapl[8][4096];
 	int ncpu = 2, nr = 0, c, *fd;
-	uint64_t rapl_w[8], rapl_max[8];
+	uint64_t rapl_w[8], rapl_max[8], rapl_e0[8], t0;
 	struct timespec ts = { 0, 1000000 };
 	DIR *d;
 	struct dirent *de;
@@ -164,15 +175,17 @@ int main(int argc, char **argv)
 				name[0] = '\0';
 			fclose(f);
 		}
-		rapl_w[nr] = strncmp(name, "core", 4) ? 6000 : 3000;	/* uJ per ms: 6 W, 3 W */
+		rapl_w[nr] = strncmp(name, "core", 4) ? 6 : 3;	/* uJ per us: 6 W, 3 W */
 		snprintf(f2, sizeof(f2), "%s/%s/max_energy_range_uj", path, de->d_name);
 		rapl_max[nr] = file_u64(f2, 262143328850ull);
 		snprintf(f2, sizeof(f2), "%s/%s/energy_uj", path, de->d_name);
 		memcpy(rapl[nr], f2, strlen(f2) + 1);
+		rapl_e0[nr] = file_u64(f2, 0);
 		nr++;
 	}
 	if (d)
 		closedir(d);
+	t0 = now_us();
 
 	while (!stop) {
 		for (int i = 0; i < ncpu; i++) {
@@ -188,9 +201,9 @@ int main(int argc, char **argv)
 				file_put(path, khz);
 		}
 		for (int k = 0; k < nr; k++) {
-			uint64_t e = file_u64(rapl[k], 0) + rapl_w[k];
+			uint64_t e = rapl_e0[k] + rapl_w[k] * (now_us() - t0);
 
-			file_put(rapl[k], e > rapl_max[k] ? e - rapl_max[k] - 1 : e);
+			file_put(rapl[k], rapl_max[k] ? e % rapl_max[k] : e);
 		}
 		nanosleep(&ts, NULL);
 	}
