@@ -50,6 +50,9 @@
 /* LICENSE comes from bpfgov_common.bpf.h. */
 
 #define SHARED_DSQ	0
+/* One vtime-ordered DSQ per CPU for the tasks that can run only there. */
+#define PCPU_DSQ_BASE	0x100
+#define PCPU_DSQ(cpu)	(PCPU_DSQ_BASE + (u64)(cpu))
 #define SLICE_NS	(5ULL * 1000 * 1000)	/* default slice */
 #define SLICE_MIN_NS	(500ULL * 1000)		/* floor of the overload slice */
 
@@ -66,6 +69,8 @@ __u64 scx_nr_local;		/* direct dispatches to an idle CPU */
 __u64 scx_nr_shared;		/* enqueues to the shared vtime DSQ */
 __u64 scx_nr_kicks;		/* idle CPUs kicked for a shared-DSQ task */
 __u64 scx_nr_perf_sets;		/* scx_bpf_cpuperf_set calls */
+__u64 scx_nr_pinned;		/* enqueues to a CPU's own vtime DSQ */
+__u64 scx_nr_kept;		/* expired slices renewed: prev was first in vtime */
 
 static u64 vtime_now;
 
@@ -84,6 +89,41 @@ const volatile bool scx_idle_hook;
  * out varies (and the kernel may refill it), so "slice given - slice left"
  * would overcharge short runs and starve tasks that sleep often. */
 __u64 scx_run_start[BPFGOV_MAX_CPUS];
+
+/* The weight the task now running on each CPU is charged at (its own,
+ * scaled by its cgroup's), taken in running(), where the task is the
+ * hook's own and its cgroup may be asked for. */
+__u64 scx_run_weight[BPFGOV_MAX_CPUS];
+
+/* Set when a CPU's own DSQ may hold tasks: the enqueue that inserts and
+ * the dispatch that drains it run under that CPU's rq lock (a task that
+ * can only run on one CPU is enqueued on that CPU's runqueue), so a clear
+ * flag means the DSQ is empty and dispatch() skips it at no cost. */
+__u8 scx_pcpu_queued[BPFGOV_MAX_CPUS];
+
+/*
+ * cgroup weights (cpu.weight, 1..10000, 100 by default), flattened: a
+ * cgroup's hierarchical weight is its parent's times its own / 100
+ * (fixed point, CG_ONE = 1.0), and a task is charged at its own weight
+ * times its cgroup's.  Until some cgroup's weight differs from 100 no hook
+ * asks for a task's cgroup.
+ */
+#define CG_ONE		(1ULL << 16)
+#define CG_HW_MAX	(1ULL << 40)
+struct cg_ctx {
+	__u64 weight;		/* cpu.weight */
+	__u64 hweight;		/* flattened, CG_ONE = 1.0 */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGRP_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cg_ctx);
+} cg_ctx_store SEC(".maps");
+
+/* Some cgroup's weight is not 100 (sticky). */
+__u32 scx_cg_weights;
 
 /* Set by the loader four seconds in sixteen (as it attaches sched_waking in
  * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
@@ -242,6 +282,32 @@ static __always_inline s32 task_cpu_of(const struct task_struct *p)
 	return (s32)p->thread_info.cpu;	/* task_cpu(): a load, not a kfunc call */
 }
 
+/* A cgroup's flattened weight (CG_ONE when unknown). */
+static __always_inline u64 cg_hweight(struct cgroup *cg)
+{
+	struct cg_ctx *c = bpf_cgrp_storage_get(&cg_ctx_store, cg, 0, 0);
+
+	return c ? c->hweight : CG_ONE;
+}
+
+/* The weight @p is charged at: its own (p->scx.weight, 100 = nice 0),
+ * times its cgroup's flattened weight once cgroup weights are in use.
+ * Only from a hook that operates on @p (scx_bpf_task_cgroup). */
+static __always_inline u64 task_weight(struct task_struct *p)
+{
+	u64 w = p->scx.weight ? p->scx.weight : 1;
+	struct cgroup *cg;
+
+	if (!scx_cg_weights)
+		return w;
+	cg = scx_bpf_task_cgroup(p);
+	if (!cg)
+		return w;
+	w = w * cg_hweight(cg) / CG_ONE;
+	bpf_cgroup_release(cg);
+	return w ? w : 1;
+}
+
 s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	bool is_idle = false;
@@ -258,15 +324,28 @@ s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 	return cpu;
 }
 
-void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
+/* A sleeper keeps at most one slice of credit. */
+static __always_inline u64 task_vtime(const struct task_struct *p)
 {
 	u64 vtime = p->scx.dsq_vtime;
+
+	if (vtime_before(vtime, vtime_now - SLICE_NS))
+		vtime = vtime_now - SLICE_NS;
+	return vtime;
+}
+
+void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
+{
 	s32 cpu;
 
 	/*
-	 * Pinned and its CPU idle: straight to that CPU (select_cpu() is not
-	 * called for a task with one allowed CPU).  Claiming the idle bit
-	 * keeps another waker from picking the same CPU meanwhile.
+	 * Pinned: select_cpu() is not called for a task with one allowed
+	 * CPU.  That CPU idle: straight there (claiming the idle bit keeps
+	 * another waker from picking the same CPU meanwhile).  Else into the
+	 * CPU's own vtime DSQ, where it waits in weighted order with the
+	 * other tasks pinned there (the local DSQ is FIFO: weights would not
+	 * count there), and dispatch() weighs that DSQ's first task against
+	 * the shared DSQ's.  Its only CPU is busy: nothing to kick.
 	 */
 	if (p->nr_cpus_allowed == 1) {
 		cpu = task_cpu_of(p);
@@ -277,22 +356,20 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 			__sync_fetch_and_add(&scx_nr_local, 1);
 			return;
 		}
+		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), SLICE_NS, task_vtime(p), enq_flags);
+		scx_pcpu_queued[cpu_slot(cpu)] = 1;
+		__sync_fetch_and_add(&scx_nr_pinned, 1);
+		return;
 	}
 
-	/* A sleeper keeps at most one slice of credit. */
-	if (vtime_before(vtime, vtime_now - SLICE_NS))
-		vtime = vtime_now - SLICE_NS;
-	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, task_slice(), vtime, enq_flags);
+	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, task_slice(), task_vtime(p), enq_flags);
 	__sync_fetch_and_add(&scx_nr_shared, 1);
 
 	/*
 	 * Tasks that did not pass through select_cpu (preempted, re-enqueued,
 	 * woken with a CPU already chosen) would otherwise wait for a busy
-	 * CPU's next dispatch while another CPU idles.  A pinned task's only
-	 * CPU is busy here (checked above): nothing to kick.
+	 * CPU's next dispatch while another CPU idles.
 	 */
-	if (p->nr_cpus_allowed == 1)
-		return;
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu >= 0) {
 		if (!scx_sched_only)
@@ -302,15 +379,98 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/* The vtime the task now running on @idx has used so far (not charged
+ * until stopping()). */
+static __always_inline u64 run_charge(const struct task_struct *p, __u32 idx)
+{
+	u64 start = scx_run_start[idx], now = p->se.sum_exec_runtime;
+	u64 w = scx_run_weight[idx];
+
+	if (now <= start)
+		return 0;
+	return (now - start) * 100 / (w ? w : 1);
+}
+
+/* The first task of DSQ @dsq_id, if any (its vtime in @v). */
+static __always_inline bool dsq_first(u64 dsq_id, u64 *v)
+{
+	struct task_struct *q = __COMPAT_scx_bpf_dsq_peek(dsq_id);
+
+	if (!q)
+		return false;
+	*v = q->scx.dsq_vtime;
+	return true;
+}
+
+enum { PICK_NONE, PICK_PREV, PICK_PCPU, PICK_SHARED };
+
+/*
+ * Weighted order across the places a CPU takes work from: prev, when its
+ * slice ran out and it is still runnable (the kernel asks dispatch()
+ * before it puts prev back: pulling whatever waits would hand out slices
+ * in turn, whatever the weights), the CPU's own DSQ and the shared one.
+ * The lowest vtime runs; prev by renewing its slice.  Returns whether the
+ * CPU has something to run (prev kept by the kernel included).
+ */
+static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev, bool keep)
+{
+	__u32 idx = cpu_slot(cpu);
+	u64 best_v = 0, v;
+	int best = PICK_NONE;
+
+	if (keep) {
+		best = PICK_PREV;
+		best_v = prev->scx.dsq_vtime + run_charge(prev, idx);
+	}
+	if (scx_pcpu_queued[idx]) {
+		if (!dsq_first(PCPU_DSQ(cpu), &v))
+			scx_pcpu_queued[idx] = 0;
+		else if (best == PICK_NONE || vtime_before(v, best_v)) {
+			best = PICK_PCPU;
+			best_v = v;
+		}
+	}
+	if (dsq_first(SHARED_DSQ, &v) && (best == PICK_NONE || vtime_before(v, best_v)))
+		best = PICK_SHARED;
+
+	if (best == PICK_PREV) {
+		prev->scx.slice = SLICE_NS;
+		__sync_fetch_and_add(&scx_nr_kept, 1);
+		return true;
+	}
+	if (best == PICK_PCPU) {
+		if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
+			return true;
+		scx_pcpu_queued[idx] = 0;
+	}
+	/* The shared DSQ's first task may not be allowed here: then a later
+	 * one, else the CPU's own DSQ. */
+	if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+		return true;
+	if (scx_pcpu_queued[idx]) {
+		if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
+			return true;
+		scx_pcpu_queued[idx] = 0;
+	}
+	return keep;
+}
+
 void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct bpfgov_cpu_state *s;
+	bool keep = prev && (prev->scx.flags & SCX_TASK_QUEUED);
 
-	if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+	/* The common case (a CPU whose task slept, nothing pinned waiting
+	 * here) takes one look at the shared DSQ; else weigh prev and both
+	 * DSQs.  With nothing else to run, the kernel keeps a runnable prev
+	 * with a refilled slice. */
+	if (!keep && !scx_pcpu_queued[cpu_slot(cpu)]) {
+		if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+			return;
+	} else if (dispatch_weighted(cpu, prev, keep)) {
 		return;
-	/* If the shared DSQ is empty and prev is still runnable, the kernel
-	 * keeps prev running with a refilled slice. */
-	if (scx_sched_only || scx_idle_hook || (prev && (prev->scx.flags & SCX_TASK_QUEUED)))
+	}
+	if (scx_sched_only || scx_idle_hook)
 		return;
 	/* Nothing to run: this CPU (@cpu, whose rq lock we hold) goes idle.
 	 * A CPU already idle (woken for nothing) stays in its idle period. */
@@ -329,8 +489,10 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	/* The global vtime clock follows the task that runs. */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
-	if (cpu >= 0)
+	if (cpu >= 0) {
 		scx_run_start[cpu_slot(cpu)] = p->se.sum_exec_runtime;
+		scx_run_weight[cpu_slot(cpu)] = task_weight(p);
+	}
 	if (scx_sched_only)
 		return;
 
@@ -356,18 +518,12 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)
 {
-	u64 used = 0, start, now = p->se.sum_exec_runtime;
-	u64 weight = p->scx.weight ? p->scx.weight : 1;
 	s32 cpu = task_cpu_of(p);
 
 	/* Charge the time actually run, scaled by the inverse weight
-	 * (weight 100 = nice 0). */
-	if (cpu >= 0) {
-		start = scx_run_start[cpu_slot(cpu)];
-		if (now > start)
-			used = now - start;
-	}
-	p->scx.dsq_vtime += used * 100 / weight;
+	 * (weight 100 = nice 0), the task's and its cgroup's. */
+	if (cpu >= 0)
+		p->scx.dsq_vtime += run_charge(p, cpu_slot(cpu));
 }
 
 /*
@@ -425,9 +581,72 @@ void BPF_STRUCT_OPS(bpfgov_enable, struct task_struct *p)
 	p->scx.dsq_vtime = vtime_now;
 }
 
+/* @cg's flattened weight from its own and its parent's (parents are
+ * initialised first; the root's weight does not count). */
+static __always_inline void cg_update(struct cgroup *cg, struct cg_ctx *c)
+{
+	struct cgroup *parent;
+	u64 hw = CG_ONE;
+
+	if (cg->level > 0) {
+		parent = bpf_cgroup_ancestor(cg, cg->level - 1);
+		if (parent) {
+			hw = cg_hweight(parent);
+			bpf_cgroup_release(parent);
+		}
+	}
+	hw = hw * c->weight / 100;
+	c->hweight = hw < 1 ? 1 : hw > CG_HW_MAX ? CG_HW_MAX : hw;
+	if (c->weight != 100)
+		scx_cg_weights = 1;
+}
+
+s32 BPF_STRUCT_OPS(bpfgov_cgroup_init, struct cgroup *cg, struct scx_cgroup_init_args *args)
+{
+	struct cg_ctx *c = bpf_cgrp_storage_get(&cg_ctx_store, cg, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	/* Without its record the cgroup counts as weight 100: no reason
+	 * to refuse the cgroup. */
+	if (!c)
+		return 0;
+	c->weight = args->weight ? args->weight : 100;
+	cg_update(cg, c);
+	return 0;
+}
+
+/* A new weight: the cgroup's flattened weight and its descendants',
+ * parents before children. */
+void BPF_STRUCT_OPS(bpfgov_cgroup_set_weight, struct cgroup *cg, u32 weight)
+{
+	struct cgroup_subsys_state *pos;
+	struct cg_ctx *c;
+
+	c = bpf_cgrp_storage_get(&cg_ctx_store, cg, 0, 0);
+	if (!c)
+		return;
+	c->weight = weight ? weight : 100;
+	bpf_rcu_read_lock();
+	bpf_for_each(css, pos, &cg->self, BPF_CGROUP_ITER_DESCENDANTS_PRE) {
+		struct cgroup *d = pos->cgroup;
+
+		c = bpf_cgrp_storage_get(&cg_ctx_store, d, 0, 0);
+		if (c)
+			cg_update(d, c);
+	}
+	bpf_rcu_read_unlock();
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(bpfgov_init)
 {
-	return scx_bpf_create_dsq(SHARED_DSQ, -1);
+	s32 err = scx_bpf_create_dsq(SHARED_DSQ, -1);
+	u32 i;
+
+	bpf_for(i, 0, nr_cpus) {
+		if (err)
+			break;
+		err = scx_bpf_create_dsq(PCPU_DSQ(i), -1);
+	}
+	return err;
 }
 
 void BPF_STRUCT_OPS(bpfgov_exit, struct scx_exit_info *ei)
@@ -452,6 +671,8 @@ struct sched_ext_ops bpfgov_ops = {
 	.tick		= (void *)bpfgov_tick,
 	.update_idle	= (void *)bpfgov_update_idle,
 	.enable		= (void *)bpfgov_enable,
+	.cgroup_init	= (void *)bpfgov_cgroup_init,
+	.cgroup_set_weight = (void *)bpfgov_cgroup_set_weight,
 	.init		= (void *)bpfgov_init,
 	.exit		= (void *)bpfgov_exit,
 	/* Set by the loader: update_idle is attached only partially switched

@@ -129,6 +129,8 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 			{ "stopping", &ops->stopping }, { "tick", &ops->tick },
 			{ "update_idle", &ops->update_idle }, { "enable", &ops->enable },
 			{ "init", &ops->init }, { "exit", &ops->exit },
+			{ "cgroup_init", &ops->cgroup_init },
+			{ "cgroup_set_weight", &ops->cgroup_set_weight },
 		};
 
 		for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
