@@ -415,14 +415,22 @@ enum { PICK_NONE, PICK_PREV, PICK_PCPU, PICK_SHARED };
 static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev, bool keep)
 {
 	__u32 idx = cpu_slot(cpu);
-	u64 best_v = 0, v;
+	u64 best_v = 0, v, v_shared = 0;
 	int best = PICK_NONE;
+	bool shared = dsq_first(SHARED_DSQ, &v_shared);
 
 	if (keep) {
 		best = PICK_PREV;
 		best_v = prev->scx.dsq_vtime + run_charge(prev, idx);
 	}
 	if (scx_pcpu_queued[idx]) {
+		/* Only the CPU's own DSQ to take from: no need to look. */
+		if (!keep && !shared) {
+			if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
+				return true;
+			scx_pcpu_queued[idx] = 0;
+			return false;
+		}
 		if (!dsq_first(PCPU_DSQ(cpu), &v))
 			scx_pcpu_queued[idx] = 0;
 		else if (best == PICK_NONE || vtime_before(v, best_v)) {
@@ -430,7 +438,7 @@ static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev,
 			best_v = v;
 		}
 	}
-	if (dsq_first(SHARED_DSQ, &v) && (best == PICK_NONE || vtime_before(v, best_v)))
+	if (shared && (best == PICK_NONE || vtime_before(v_shared, best_v)))
 		best = PICK_SHARED;
 
 	if (best == PICK_PREV) {

@@ -279,6 +279,8 @@ int scx_get_stats(struct scx_ctx *c, struct scx_stats *st)
 	st->nr_shared = c->skel->bss->scx_nr_shared;
 	st->nr_kicks = c->skel->bss->scx_nr_kicks;
 	st->nr_perf_sets = c->skel->bss->scx_nr_perf_sets;
+	st->nr_pinned = c->skel->bss->scx_nr_pinned;
+	st->nr_kept = c->skel->bss->scx_nr_kept;
 	return 0;
 }
 

@@ -370,6 +370,10 @@ fi
 # cpu.weight 400 and 100.  Each share is printed with the goal "within
 # 10 % of the weight ratio"; the assertion is looser (nice >= 4 : 1,
 # cgroups >= 2 : 1), so the ordering by weight cannot regress unseen.
+# The heavy hog sits one level down (fair-hi/in, weight 100, its parent's
+# only child), so the share is its parent's: the flattened hierarchy.
+# Under bpfgov its parent's weight is 200 when the scheduler starts (its
+# cgroup_init) and set to 400 while it runs (cgroup_set_weight).
 CG=/sys/fs/cgroup
 # fair_share CONFIG KIND SPEC-A SPEC-B WANT: one measurement, a "BF" line
 # (config kind ms-a ms-b ratio want) and a line for people; sets $ratio.
@@ -384,7 +388,7 @@ fair_share() {
 fair_run() { # CONFIG: sets $r_nice, $r_cg
 	fair_share $1 nice nice:0 nice:10 9.309; r_nice=$ratio
 	if [ -d $CG/fair-hi ]; then
-		fair_share $1 cgroup cg:$CG/fair-hi cg:$CG/fair-lo 4.000; r_cg=$ratio
+		fair_share $1 cgroup cg:$CG/fair-hi/in cg:$CG/fair-lo 4.000; r_cg=$ratio
 	else
 		r_cg=0
 	fi
@@ -394,12 +398,18 @@ if want fair && [ -x $GOV ]; then
 	if [ -f $CG/cgroup.controllers ] && grep -qw cpu $CG/cgroup.controllers; then
 		echo +cpu > $CG/cgroup.subtree_control 2>/dev/null
 		mkdir -p $CG/fair-hi $CG/fair-lo
-		echo 400 > $CG/fair-hi/cpu.weight && echo 100 > $CG/fair-lo/cpu.weight && cg_ok=1
+		echo +cpu > $CG/fair-hi/cgroup.subtree_control 2>/dev/null
+		mkdir -p $CG/fair-hi/in
+		echo 400 > $CG/fair-hi/cpu.weight && echo 100 > $CG/fair-lo/cpu.weight &&
+			[ -f $CG/fair-hi/in/cpu.weight ] && cg_ok=1
 	fi
-	[ $cg_ok = 1 ] || { diag "fair: no cgroup2 cpu controller: cgroup shares not measured"; rmdir $CG/fair-hi $CG/fair-lo 2>/dev/null; }
+	[ $cg_ok = 1 ] || { diag "fair: no cgroup2 cpu controller: cgroup shares not measured"
+		rmdir $CG/fair-hi/in $CG/fair-hi $CG/fair-lo 2>/dev/null; }
 	fair_run default
 	make_msr
+	[ $cg_ok = 1 ] && echo 200 > $CG/fair-hi/cpu.weight
 	if start_gov; then
+		[ $cg_ok = 1 ] && echo 400 > $CG/fair-hi/cpu.weight
 		fair_run bpfgov
 		check "fair: bpfgov: nice 0 : nice 10 on one CPU >= 4 : 1 ($r_nice)" \
 			awk "BEGIN { exit !($r_nice >= 4) }"
@@ -411,7 +421,7 @@ if want fair && [ -x $GOV ]; then
 	else
 		nok "fair: attach"; dump_log
 	fi
-	rmdir $CG/fair-hi $CG/fair-lo 2>/dev/null
+	rmdir $CG/fair-hi/in $CG/fair-hi $CG/fair-lo 2>/dev/null
 fi
 
 if want bench; then
