@@ -90,9 +90,10 @@ const volatile bool scx_idle_hook;
  * would overcharge short runs and starve tasks that sleep often. */
 __u64 scx_run_start[BPFGOV_MAX_CPUS];
 
-/* The weight the task now running on each CPU is charged at (its own,
- * scaled by its cgroup's), taken in running(), where the task is the
- * hook's own and its cgroup may be asked for. */
+/* While cgroup weights are in use: the weight the task now running on
+ * each CPU is charged at (its own, scaled by its cgroup's), taken in
+ * running(), where the task is the hook's own and its cgroup may be asked
+ * for.  Otherwise the charge reads the task's own weight. */
 __u64 scx_run_weight[BPFGOV_MAX_CPUS];
 
 /* Set when a CPU's own DSQ may hold tasks: the enqueue that inserts and
@@ -290,16 +291,14 @@ static __always_inline u64 cg_hweight(struct cgroup *cg)
 	return c ? c->hweight : CG_ONE;
 }
 
-/* The weight @p is charged at: its own (p->scx.weight, 100 = nice 0),
- * times its cgroup's flattened weight once cgroup weights are in use.
+/* The weight @p is charged at while cgroup weights are in use: its own
+ * (p->scx.weight, 100 = nice 0) times its cgroup's flattened weight.
  * Only from a hook that operates on @p (scx_bpf_task_cgroup). */
 static __always_inline u64 task_weight(struct task_struct *p)
 {
 	u64 w = p->scx.weight ? p->scx.weight : 1;
 	struct cgroup *cg;
 
-	if (!scx_cg_weights)
-		return w;
 	cg = scx_bpf_task_cgroup(p);
 	if (!cg)
 		return w;
@@ -384,7 +383,12 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 static __always_inline u64 run_charge(const struct task_struct *p, __u32 idx)
 {
 	u64 start = scx_run_start[idx], now = p->se.sum_exec_runtime;
-	u64 w = scx_run_weight[idx];
+	u64 w = p->scx.weight;
+
+	/* Written by running() while cgroup weights are in use (until the
+	 * first task runs after they came into use: 0, the task's own). */
+	if (scx_cg_weights && scx_run_weight[idx])
+		w = scx_run_weight[idx];
 
 	if (now <= start)
 		return 0;
@@ -499,7 +503,8 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 		vtime_now = p->scx.dsq_vtime;
 	if (cpu >= 0) {
 		scx_run_start[cpu_slot(cpu)] = p->se.sum_exec_runtime;
-		scx_run_weight[cpu_slot(cpu)] = task_weight(p);
+		if (scx_cg_weights)
+			scx_run_weight[cpu_slot(cpu)] = task_weight(p);
 	}
 	if (scx_sched_only)
 		return;
