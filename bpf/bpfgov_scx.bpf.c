@@ -55,6 +55,19 @@
 #define PCPU_DSQ(cpu)	(PCPU_DSQ_BASE + (u64)(cpu))
 #define SLICE_NS	(5ULL * 1000 * 1000)	/* default slice */
 #define SLICE_MIN_NS	(500ULL * 1000)		/* floor of the overload slice */
+/*
+ * Bounds that keep weights from starving anyone past the watchdog (10 s):
+ * a task below weight 100 gets slices cut by its weight (a run is charged
+ * about one default slice of vtime), a waiting task's vtime is at most
+ * LEAD_NS ahead of the vtime clock, weights count up to WEIGHT_MAX, a CPU
+ * renews the slice of a task that others wait behind at most KEEP_MAX
+ * times in a row, and the last task of a DSQ (the highest vtime) that has
+ * waited STARVE_JIFFIES (0.25 s at HZ 1000, 2.5 s at HZ 100) runs next.
+ */
+#define LEAD_NS		(20 * SLICE_NS)
+#define WEIGHT_MAX	10000
+#define KEEP_MAX	64
+#define STARVE_JIFFIES	250
 
 /* Written by the loader at run time (test-only): when non-zero, the next
  * tick raises a BPF-side error so the kernel ejects the scheduler. */
@@ -71,6 +84,7 @@ __u64 scx_nr_kicks;		/* idle CPUs kicked for a shared-DSQ task */
 __u64 scx_nr_perf_sets;		/* scx_bpf_cpuperf_set calls */
 __u64 scx_nr_pinned;		/* enqueues to a CPU's own vtime DSQ */
 __u64 scx_nr_kept;		/* expired slices renewed: prev was first in vtime */
+__u64 scx_nr_rescued;		/* tasks run out of vtime order: waited too long */
 
 static u64 vtime_now;
 
@@ -101,6 +115,12 @@ __u64 scx_run_weight[BPFGOV_MAX_CPUS];
  * can only run on one CPU is enqueued on that CPU's runqueue), so a clear
  * flag means the DSQ is empty and dispatch() skips it at no cost. */
 __u8 scx_pcpu_queued[BPFGOV_MAX_CPUS];
+
+/* Slices renewed in a row on each CPU while another task waited. */
+__u32 scx_keep_row[BPFGOV_MAX_CPUS];
+
+/* The next task to run on each CPU was rescued from a long wait. */
+__u8 scx_rescued[BPFGOV_MAX_CPUS];
 
 /*
  * cgroup weights (cpu.weight, 1..10000, 100 by default), flattened: a
@@ -304,7 +324,7 @@ static __always_inline u64 task_weight(struct task_struct *p)
 		return w;
 	w = w * cg_hweight(cg) / CG_ONE;
 	bpf_cgroup_release(cg);
-	return w ? w : 1;
+	return w < 1 ? 1 : w > WEIGHT_MAX ? WEIGHT_MAX : w;
 }
 
 s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -323,14 +343,30 @@ s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 	return cpu;
 }
 
-/* A sleeper keeps at most one slice of credit. */
+/* A sleeper keeps at most one slice of credit; a task charged far ahead
+ * (low weight) waits at most LEAD_NS of vtime ahead of the clock. */
 static __always_inline u64 task_vtime(const struct task_struct *p)
 {
 	u64 vtime = p->scx.dsq_vtime;
 
 	if (vtime_before(vtime, vtime_now - SLICE_NS))
 		vtime = vtime_now - SLICE_NS;
+	else if (vtime_before(vtime_now + LEAD_NS, vtime))
+		vtime = vtime_now + LEAD_NS;
 	return vtime;
+}
+
+/* @slice for a task that waits behind others: below weight 100 cut in
+ * proportion (not under SLICE_MIN_NS), so that a run is charged about
+ * one default slice of vtime and the weighted order stays fine-grained. */
+static __always_inline u64 weight_slice(const struct task_struct *p, u64 slice)
+{
+	u64 w = p->scx.weight;
+
+	if (w >= 100)
+		return slice;
+	slice = slice * w / 100;
+	return slice < SLICE_MIN_NS ? SLICE_MIN_NS : slice;
 }
 
 void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
@@ -355,13 +391,13 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 			__sync_fetch_and_add(&scx_nr_local, 1);
 			return;
 		}
-		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), SLICE_NS, task_vtime(p), enq_flags);
+		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), weight_slice(p, SLICE_NS), task_vtime(p), enq_flags);
 		scx_pcpu_queued[cpu_slot(cpu)] = 1;
 		__sync_fetch_and_add(&scx_nr_pinned, 1);
 		return;
 	}
 
-	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, task_slice(), task_vtime(p), enq_flags);
+	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, weight_slice(p, task_slice()), task_vtime(p), enq_flags);
 	__sync_fetch_and_add(&scx_nr_shared, 1);
 
 	/*
@@ -389,6 +425,8 @@ static __always_inline u64 run_charge(const struct task_struct *p, __u32 idx)
 	 * first task runs after they came into use: 0, the task's own). */
 	if (scx_cg_weights && scx_run_weight[idx])
 		w = scx_run_weight[idx];
+	else if (w > WEIGHT_MAX)
+		w = WEIGHT_MAX;
 
 	if (now <= start)
 		return 0;
@@ -406,7 +444,26 @@ static __always_inline bool dsq_first(u64 dsq_id, u64 *v)
 	return true;
 }
 
-enum { PICK_NONE, PICK_PREV, PICK_PCPU, PICK_SHARED };
+enum { PICK_NONE, PICK_PCPU, PICK_SHARED };
+
+/* The last task of @dsq_id, when it has waited STARVE_JIFFIES since it
+ * last ran and may run here: to this CPU's local DSQ. */
+static __always_inline bool rescue_starved(u64 dsq_id, s32 cpu)
+{
+	u64 now = bpf_jiffies64();
+	struct task_struct *p;
+	bool moved = false;
+
+	bpf_for_each(scx_dsq, p, dsq_id, SCX_DSQ_ITER_REV) {
+		if ((s64)(now - p->scx.runnable_at) >= STARVE_JIFFIES &&
+		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			moved = scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+		break;
+	}
+	if (moved)
+		__sync_fetch_and_add(&scx_nr_rescued, 1);
+	return moved;
+}
 
 /*
  * Weighted order across the places a CPU takes work from: prev, when its
@@ -419,14 +476,10 @@ enum { PICK_NONE, PICK_PREV, PICK_PCPU, PICK_SHARED };
 static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev, bool keep)
 {
 	__u32 idx = cpu_slot(cpu);
-	u64 best_v = 0, v, v_shared = 0;
-	int best = PICK_NONE;
-	bool shared = dsq_first(SHARED_DSQ, &v_shared);
+	u64 v_pcpu = 0, v_shared = 0, v_first;
+	bool shared = dsq_first(SHARED_DSQ, &v_shared), pcpu = false;
+	int best;
 
-	if (keep) {
-		best = PICK_PREV;
-		best_v = prev->scx.dsq_vtime + run_charge(prev, idx);
-	}
 	if (scx_pcpu_queued[idx]) {
 		/* Only the CPU's own DSQ to take from: no need to look. */
 		if (!keep && !shared) {
@@ -435,21 +488,44 @@ static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev,
 			scx_pcpu_queued[idx] = 0;
 			return false;
 		}
-		if (!dsq_first(PCPU_DSQ(cpu), &v))
+		pcpu = dsq_first(PCPU_DSQ(cpu), &v_pcpu);
+		if (!pcpu)
 			scx_pcpu_queued[idx] = 0;
-		else if (best == PICK_NONE || vtime_before(v, best_v)) {
-			best = PICK_PCPU;
-			best_v = v;
-		}
 	}
-	if (shared && (best == PICK_NONE || vtime_before(v_shared, best_v)))
-		best = PICK_SHARED;
-
-	if (best == PICK_PREV) {
-		prev->scx.slice = SLICE_NS;
-		__sync_fetch_and_add(&scx_nr_kept, 1);
+	/* Whatever the weights, nobody waits for ever. */
+	if ((pcpu && rescue_starved(PCPU_DSQ(cpu), cpu)) ||
+	    (shared && rescue_starved(SHARED_DSQ, cpu))) {
+		scx_keep_row[idx] = 0;
+		scx_rescued[idx] = 1;
 		return true;
 	}
+	/* Of the two DSQs' first tasks, the lower vtime. */
+	if (pcpu && (!shared || vtime_before(v_pcpu, v_shared))) {
+		best = PICK_PCPU;
+		v_first = v_pcpu;
+	} else {
+		best = shared ? PICK_SHARED : PICK_NONE;
+		v_first = v_shared;
+	}
+
+	if (keep) {
+		/* Nobody waits: the kernel keeps prev. */
+		if (best == PICK_NONE) {
+			scx_keep_row[idx] = 0;
+			return true;
+		}
+		/* prev first, unless renewed KEEP_MAX times in a row while
+		 * others waited: then the first of them runs once. */
+		if (vtime_before(prev->scx.dsq_vtime + run_charge(prev, idx), v_first) &&
+		    scx_keep_row[idx] < KEEP_MAX) {
+			scx_keep_row[idx]++;
+			prev->scx.slice = weight_slice(prev, SLICE_NS);
+			__sync_fetch_and_add(&scx_nr_kept, 1);
+			return true;
+		}
+	}
+	scx_keep_row[idx] = 0;
+
 	if (best == PICK_PCPU) {
 		if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
 			return true;
@@ -498,13 +574,21 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	struct bpfgov_cpu_state *s;
 	__u64 now;
 
-	/* The global vtime clock follows the task that runs. */
-	if (vtime_before(vtime_now, p->scx.dsq_vtime))
-		vtime_now = p->scx.dsq_vtime;
 	if (cpu >= 0) {
-		scx_run_start[cpu_slot(cpu)] = p->se.sum_exec_runtime;
+		__u32 idx = cpu_slot(cpu);
+
+		/* The global vtime clock follows the task that runs, unless
+		 * it runs out of order (rescued from a long wait: its vtime
+		 * would pull every waiting task's clamp up with it). */
+		if (vtime_before(vtime_now, p->scx.dsq_vtime)) {
+			if (scx_rescued[idx])
+				scx_rescued[idx] = 0;
+			else
+				vtime_now = p->scx.dsq_vtime;
+		}
+		scx_run_start[idx] = p->se.sum_exec_runtime;
 		if (scx_cg_weights)
-			scx_run_weight[cpu_slot(cpu)] = task_weight(p);
+			scx_run_weight[idx] = task_weight(p);
 	}
 	if (scx_sched_only)
 		return;

@@ -281,6 +281,7 @@ int scx_get_stats(struct scx_ctx *c, struct scx_stats *st)
 	st->nr_perf_sets = c->skel->bss->scx_nr_perf_sets;
 	st->nr_pinned = c->skel->bss->scx_nr_pinned;
 	st->nr_kept = c->skel->bss->scx_nr_kept;
+	st->nr_rescued = c->skel->bss->scx_nr_rescued;
 	return 0;
 }
 

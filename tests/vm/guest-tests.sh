@@ -415,7 +415,14 @@ if want fair && [ -x $GOV ]; then
 			awk "BEGIN { exit !($r_nice >= 4) }"
 		[ $cg_ok = 1 ] && check "fair: bpfgov: cpu.weight 400 : 100 on one CPU >= 2 : 1 ($r_cg)" \
 			awk "BEGIN { exit !($r_cg >= 2) }"
-		check "fair: still enabled" is_enabled_bpfgov
+		# Weights must not starve anyone past the watchdog (10 s): two
+		# hogs at nice -20 and one at nice 19 (88761 : 88761 : 15) for 12 s.
+		out=$($BENCH share 12 1 nice:-20 nice:-20 nice:19 2>&1)
+		set -- $out
+		diag "fair: bpfgov: nice -20, -20, 19 for 12 s: ${2:-?} ms, ${3:-?} ms, ${4:-?} ms (weights 5917 : 5917 : 1)"
+		low_ran() { [ "${1%.*}" -gt 0 ] 2>/dev/null; }
+		check "fair: bpfgov: nice -20, -20, 19 for 12 s: the nice 19 hog runs (${4:-?} ms)" low_ran "${4:-0}"
+		check "fair: still enabled (no watchdog exit)" is_enabled_bpfgov
 		stop_gov
 		check "fair: clean stop" wait_for 5 is_state disabled
 	else

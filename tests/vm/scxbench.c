@@ -24,12 +24,13 @@
  *                                  "ext <policy> <chunks/s>" (for
  *                                  --scx-partial, where only such tasks are
  *                                  scheduled by the BPF scheduler)
- *   scxbench share SECS CPU A B    two CPU hogs (processes) pinned to CPU,
- *                                  each set up by its spec: "nice:N" (its
- *                                  nice value) or "cg:DIR" (joins the
- *                                  cgroup2 directory DIR); prints
- *                                  "share <A ms> <B ms> <A/B>", the CPU
- *                                  time each got (fairness under weights)
+ *   scxbench share SECS CPU A B [C [D]]
+ *                                  CPU hogs (processes) pinned to CPU, one
+ *                                  per spec: "nice:N" (its nice value) or
+ *                                  "cg:DIR" (joins the cgroup2 directory
+ *                                  DIR); prints "share <A ms> <B ms> ...
+ *                                  <A/B>", the CPU time each got (fairness
+ *                                  under weights)
  *
  * Linked statically so the guest needs no libraries for it.  Throughput is
  * what the scheduler comparison needs, so every mode reports a rate.
@@ -239,9 +240,10 @@ struct share_slot {
 	unsigned long long cpu_ns;
 	int err;
 };
+#define SHARE_MAX 4
 struct share_shm {
 	atomic_int go, stop;
-	struct share_slot slot[2];
+	struct share_slot slot[SHARE_MAX];
 };
 
 static int share_apply(const char *spec)
@@ -293,22 +295,22 @@ static void share_child(struct share_shm *m, int i, int cpu, const char *spec)
 	_exit(seed == 0);
 }
 
-static int do_share(double secs, int cpu, const char *a, const char *b)
+static int do_share(double secs, int cpu, int n, char **spec)
 {
 	struct share_shm *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
 	struct timespec nap = { 0, 1000000 };
-	const char *spec[2] = { a, b };
-	pid_t pid[2];
-	double ms[2];
+	pid_t pid[SHARE_MAX];
+	double ms[SHARE_MAX];
+	int ready, err = 0;
 
 	if (m == MAP_FAILED) {
 		perror("mmap");
 		return 1;
 	}
 	memset(m, 0, sizeof(*m));
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < n; i++) {
 		pid[i] = fork();
 		if (pid[i] < 0) {
 			perror("fork");
@@ -317,24 +319,32 @@ static int do_share(double secs, int cpu, const char *a, const char *b)
 		if (pid[i] == 0)
 			share_child(m, i, cpu, spec[i]);
 	}
-	while (!atomic_load(&m->slot[0].ready) || !atomic_load(&m->slot[1].ready))
+	do {
 		nanosleep(&nap, NULL);
+		ready = 0;
+		for (int i = 0; i < n; i++)
+			ready += atomic_load(&m->slot[i].ready);
+	} while (ready < n);
 	atomic_store(&m->go, 1);
 	nanosleep(&ts, NULL);
 	atomic_store(&m->stop, 1);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < n; i++) {
 		waitpid(pid[i], NULL, 0);
-	if (m->slot[0].err || m->slot[1].err)
-		return 1;
-	for (int i = 0; i < 2; i++)
+		err |= m->slot[i].err;
 		ms[i] = m->slot[i].cpu_ns / 1e6;
-	printf("share %.1f %.1f %.3f\n", ms[0], ms[1], ms[1] > 0 ? ms[0] / ms[1] : 0.0);
+	}
+	if (err)
+		return 1;
+	printf("share");
+	for (int i = 0; i < n; i++)
+		printf(" %.1f", ms[i]);
+	printf(" %.3f\n", ms[1] > 0 ? ms[0] / ms[1] : 0.0);
 	return 0;
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: scxbench pingpong SECS [pin] | wakelat SECS | threads N SECS | spin N SECS | busy SECS | ext SECS | share SECS CPU A B\n");
+	fprintf(stderr, "usage: scxbench pingpong SECS [pin] | wakelat SECS | threads N SECS | spin N SECS | busy SECS | ext SECS | share SECS CPU A B [C [D]]\n");
 	exit(2);
 }
 
@@ -358,8 +368,8 @@ int main(int argc, char **argv)
 		printf("policy %d\n", sched_getscheduler(0));
 		return do_threads("ext", 2, atof(argv[2]), 4);
 	}
-	if (!strcmp(argv[1], "share") && argc == 6)
-		return do_share(atof(argv[2]), atoi(argv[3]), argv[4], argv[5]);
+	if (!strcmp(argv[1], "share") && argc >= 6 && argc <= 4 + SHARE_MAX)
+		return do_share(atof(argv[2]), atoi(argv[3]), argc - 4, argv + 4);
 	if (!strcmp(argv[1], "busy"))
 		return do_threads("busy", 1, atof(argv[2]), 0);
 	if (argc < 4)
