@@ -119,8 +119,6 @@ __u8 scx_pcpu_queued[BPFGOV_MAX_CPUS];
 /* Slices renewed in a row on each CPU while another task waited. */
 __u32 scx_keep_row[BPFGOV_MAX_CPUS];
 
-/* The next task to run on each CPU was rescued from a long wait. */
-__u8 scx_rescued[BPFGOV_MAX_CPUS];
 
 /*
  * cgroup weights (cpu.weight, 1..10000, 100 by default), flattened: a
@@ -425,8 +423,6 @@ static __always_inline u64 run_charge(const struct task_struct *p, __u32 idx)
 	 * first task runs after they came into use: 0, the task's own). */
 	if (scx_cg_weights && scx_run_weight[idx])
 		w = scx_run_weight[idx];
-	else if (w > WEIGHT_MAX)
-		w = WEIGHT_MAX;
 
 	if (now <= start)
 		return 0;
@@ -447,8 +443,10 @@ static __always_inline bool dsq_first(u64 dsq_id, u64 *v)
 enum { PICK_NONE, PICK_PCPU, PICK_SHARED };
 
 /* The last task of @dsq_id, when it has waited STARVE_JIFFIES since it
- * last ran and may run here: to this CPU's local DSQ. */
-static __always_inline bool rescue_starved(u64 dsq_id, s32 cpu)
+ * last ran and may run here: to this CPU's local DSQ, with the vtime of
+ * the first one (@v_first), so that running out of order does not pull
+ * the clock, and every waiting task's clamp, up with it. */
+static __always_inline bool rescue_starved(u64 dsq_id, s32 cpu, u64 v_first)
 {
 	u64 now = bpf_jiffies64();
 	struct task_struct *p;
@@ -456,8 +454,10 @@ static __always_inline bool rescue_starved(u64 dsq_id, s32 cpu)
 
 	bpf_for_each(scx_dsq, p, dsq_id, SCX_DSQ_ITER_REV) {
 		if ((s64)(now - p->scx.runnable_at) >= STARVE_JIFFIES &&
-		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+			scx_bpf_dsq_move_set_vtime(BPF_FOR_EACH_ITER, v_first);
 			moved = scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+		}
 		break;
 	}
 	if (moved)
@@ -493,10 +493,9 @@ static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev,
 			scx_pcpu_queued[idx] = 0;
 	}
 	/* Whatever the weights, nobody waits for ever. */
-	if ((pcpu && rescue_starved(PCPU_DSQ(cpu), cpu)) ||
-	    (shared && rescue_starved(SHARED_DSQ, cpu))) {
+	if ((pcpu && rescue_starved(PCPU_DSQ(cpu), cpu, v_pcpu)) ||
+	    (shared && rescue_starved(SHARED_DSQ, cpu, v_shared))) {
 		scx_keep_row[idx] = 0;
-		scx_rescued[idx] = 1;
 		return true;
 	}
 	/* Of the two DSQs' first tasks, the lower vtime. */
@@ -574,18 +573,12 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	struct bpfgov_cpu_state *s;
 	__u64 now;
 
+	/* The global vtime clock follows the task that runs. */
+	if (vtime_before(vtime_now, p->scx.dsq_vtime))
+		vtime_now = p->scx.dsq_vtime;
 	if (cpu >= 0) {
 		__u32 idx = cpu_slot(cpu);
 
-		/* The global vtime clock follows the task that runs, unless
-		 * it runs out of order (rescued from a long wait: its vtime
-		 * would pull every waiting task's clamp up with it). */
-		if (vtime_before(vtime_now, p->scx.dsq_vtime)) {
-			if (scx_rescued[idx])
-				scx_rescued[idx] = 0;
-			else
-				vtime_now = p->scx.dsq_vtime;
-		}
 		scx_run_start[idx] = p->se.sum_exec_runtime;
 		if (scx_cg_weights)
 			scx_run_weight[idx] = task_weight(p);
