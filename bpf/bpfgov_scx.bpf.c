@@ -5,9 +5,14 @@
  * Scheduling: a weighted virtual-time fair policy.  A waking task is placed
  * by the kernel's idle-CPU picker (scx_bpf_select_cpu_dfl); when that found
  * an idle CPU the task goes straight to the CPU's local DSQ (per-CPU
- * dispatch first).  Everything else goes to one shared DSQ ordered by
- * vtime, which every CPU drains in dispatch().  A task's vtime advances by
- * the time it actually ran, scaled by 100/weight, and a task that slept is
+ * dispatch first).  A task that can only run on a busy CPU waits in that
+ * CPU's own vtime DSQ; everything else goes to one shared DSQ ordered by
+ * vtime, which every CPU drains in dispatch().  At a slice end dispatch()
+ * weighs the task that ran (still runnable) against the first task of
+ * either DSQ, so weights hold on one CPU.  A task's vtime advances by
+ * the time it actually ran, scaled by 100/weight (its nice weight times
+ * its cgroup's flattened cpu.weight, once some cgroup's differs from
+ * 100), bounded so that no weight starves a task past the watchdog, and a task that slept is
  * never further behind than one slice of the global vtime clock, so
  * sleepers get a bounded head start and nothing starves behind them: the
  * watchdog sees every runnable task run within a few slices.  When the shared queue holds
