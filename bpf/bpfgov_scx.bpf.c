@@ -5,9 +5,14 @@
  * Scheduling: a weighted virtual-time fair policy.  A waking task is placed
  * by the kernel's idle-CPU picker (scx_bpf_select_cpu_dfl); when that found
  * an idle CPU the task goes straight to the CPU's local DSQ (per-CPU
- * dispatch first).  Everything else goes to one shared DSQ ordered by
- * vtime, which every CPU drains in dispatch().  A task's vtime advances by
- * the time it actually ran, scaled by 100/weight, and a task that slept is
+ * dispatch first).  A task that can only run on a busy CPU waits in that
+ * CPU's own vtime DSQ; everything else goes to one shared DSQ ordered by
+ * vtime, which every CPU drains in dispatch().  At a slice end dispatch()
+ * weighs the task that ran (still runnable) against the first task of
+ * either DSQ, so weights hold on one CPU.  A task's vtime advances by
+ * the time it actually ran, scaled by 100/weight (its nice weight times
+ * its cgroup's flattened cpu.weight, once some cgroup's differs from
+ * 100), bounded so that no weight starves a task past the watchdog, and a task that slept is
  * never further behind than one slice of the global vtime clock, so
  * sleepers get a bounded head start and nothing starves behind them: the
  * watchdog sees every runnable task run within a few slices.  When the shared queue holds
@@ -50,8 +55,24 @@
 /* LICENSE comes from bpfgov_common.bpf.h. */
 
 #define SHARED_DSQ	0
+/* One vtime-ordered DSQ per CPU for the tasks that can run only there. */
+#define PCPU_DSQ_BASE	0x100
+#define PCPU_DSQ(cpu)	(PCPU_DSQ_BASE + (u64)(cpu))
 #define SLICE_NS	(5ULL * 1000 * 1000)	/* default slice */
 #define SLICE_MIN_NS	(500ULL * 1000)		/* floor of the overload slice */
+/*
+ * Bounds that keep weights from starving anyone past the watchdog (10 s):
+ * a task below weight 100 gets slices cut by its weight (a run is charged
+ * about one default slice of vtime), a waiting task's vtime is at most
+ * LEAD_NS ahead of the vtime clock, weights count up to WEIGHT_MAX, a CPU
+ * renews the slice of a task that others wait behind at most KEEP_MAX
+ * times in a row, and the last task of a DSQ (the highest vtime) that has
+ * waited STARVE_JIFFIES (0.25 s at HZ 1000, 2.5 s at HZ 100) runs next.
+ */
+#define LEAD_NS		(20 * SLICE_NS)
+#define WEIGHT_MAX	10000
+#define KEEP_MAX	64
+#define STARVE_JIFFIES	250
 
 /* Written by the loader at run time (test-only): when non-zero, the next
  * tick raises a BPF-side error so the kernel ejects the scheduler. */
@@ -66,6 +87,9 @@ __u64 scx_nr_local;		/* direct dispatches to an idle CPU */
 __u64 scx_nr_shared;		/* enqueues to the shared vtime DSQ */
 __u64 scx_nr_kicks;		/* idle CPUs kicked for a shared-DSQ task */
 __u64 scx_nr_perf_sets;		/* scx_bpf_cpuperf_set calls */
+__u64 scx_nr_pinned;		/* enqueues to a CPU's own vtime DSQ */
+__u64 scx_nr_kept;		/* expired slices renewed: prev was first in vtime */
+__u64 scx_nr_rescued;		/* tasks run out of vtime order: waited too long */
 
 static u64 vtime_now;
 
@@ -84,6 +108,46 @@ const volatile bool scx_idle_hook;
  * out varies (and the kernel may refill it), so "slice given - slice left"
  * would overcharge short runs and starve tasks that sleep often. */
 __u64 scx_run_start[BPFGOV_MAX_CPUS];
+
+/* While cgroup weights are in use: the weight the task now running on
+ * each CPU is charged at (its own, scaled by its cgroup's), taken in
+ * running(), where the task is the hook's own and its cgroup may be asked
+ * for.  Otherwise the charge reads the task's own weight. */
+__u64 scx_run_weight[BPFGOV_MAX_CPUS];
+
+/* Set when a CPU's own DSQ may hold tasks: the enqueue that inserts and
+ * the dispatch that drains it run under that CPU's rq lock (a task that
+ * can only run on one CPU is enqueued on that CPU's runqueue), so a clear
+ * flag means the DSQ is empty and dispatch() skips it at no cost. */
+__u8 scx_pcpu_queued[BPFGOV_MAX_CPUS];
+
+/* Slices renewed in a row on each CPU while another task waited. */
+__u32 scx_keep_row[BPFGOV_MAX_CPUS];
+
+
+/*
+ * cgroup weights (cpu.weight, 1..10000, 100 by default), flattened: a
+ * cgroup's hierarchical weight is its parent's times its own / 100
+ * (fixed point, CG_ONE = 1.0), and a task is charged at its own weight
+ * times its cgroup's.  Until some cgroup's weight differs from 100 no hook
+ * asks for a task's cgroup.
+ */
+#define CG_ONE		(1ULL << 16)
+#define CG_HW_MAX	(1ULL << 40)
+struct cg_ctx {
+	__u64 weight;		/* cpu.weight */
+	__u64 hweight;		/* flattened, CG_ONE = 1.0 */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGRP_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cg_ctx);
+} cg_ctx_store SEC(".maps");
+
+/* Some cgroup's weight is not 100 (sticky). */
+__u32 scx_cg_weights;
 
 /* Set by the loader four seconds in sixteen (as it attaches sched_waking in
  * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
@@ -242,6 +306,30 @@ static __always_inline s32 task_cpu_of(const struct task_struct *p)
 	return (s32)p->thread_info.cpu;	/* task_cpu(): a load, not a kfunc call */
 }
 
+/* A cgroup's flattened weight (CG_ONE when unknown). */
+static __always_inline u64 cg_hweight(struct cgroup *cg)
+{
+	struct cg_ctx *c = bpf_cgrp_storage_get(&cg_ctx_store, cg, 0, 0);
+
+	return c ? c->hweight : CG_ONE;
+}
+
+/* The weight @p is charged at while cgroup weights are in use: its own
+ * (p->scx.weight, 100 = nice 0) times its cgroup's flattened weight.
+ * Only from a hook that operates on @p (scx_bpf_task_cgroup). */
+static __always_inline u64 task_weight(struct task_struct *p)
+{
+	u64 w = p->scx.weight ? p->scx.weight : 1;
+	struct cgroup *cg;
+
+	cg = scx_bpf_task_cgroup(p);
+	if (!cg)
+		return w;
+	w = w * cg_hweight(cg) / CG_ONE;
+	bpf_cgroup_release(cg);
+	return w < 1 ? 1 : w > WEIGHT_MAX ? WEIGHT_MAX : w;
+}
+
 s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	bool is_idle = false;
@@ -258,15 +346,44 @@ s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 	return cpu;
 }
 
-void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
+/* A sleeper keeps at most one slice of credit; a task charged far ahead
+ * (low weight) waits at most LEAD_NS of vtime ahead of the clock. */
+static __always_inline u64 task_vtime(const struct task_struct *p)
 {
 	u64 vtime = p->scx.dsq_vtime;
+
+	if (vtime_before(vtime, vtime_now - SLICE_NS))
+		vtime = vtime_now - SLICE_NS;
+	else if (vtime_before(vtime_now + LEAD_NS, vtime))
+		vtime = vtime_now + LEAD_NS;
+	return vtime;
+}
+
+/* @slice for a task that waits behind others: below weight 100 cut in
+ * proportion (not under SLICE_MIN_NS), so that a run is charged about
+ * one default slice of vtime and the weighted order stays fine-grained. */
+static __always_inline u64 weight_slice(const struct task_struct *p, u64 slice)
+{
+	u64 w = p->scx.weight;
+
+	if (w >= 100)
+		return slice;
+	slice = slice * w / 100;
+	return slice < SLICE_MIN_NS ? SLICE_MIN_NS : slice;
+}
+
+void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
+{
 	s32 cpu;
 
 	/*
-	 * Pinned and its CPU idle: straight to that CPU (select_cpu() is not
-	 * called for a task with one allowed CPU).  Claiming the idle bit
-	 * keeps another waker from picking the same CPU meanwhile.
+	 * Pinned: select_cpu() is not called for a task with one allowed
+	 * CPU.  That CPU idle: straight there (claiming the idle bit keeps
+	 * another waker from picking the same CPU meanwhile).  Else into the
+	 * CPU's own vtime DSQ, where it waits in weighted order with the
+	 * other tasks pinned there (the local DSQ is FIFO: weights would not
+	 * count there), and dispatch() weighs that DSQ's first task against
+	 * the shared DSQ's.  Its only CPU is busy: nothing to kick.
 	 */
 	if (p->nr_cpus_allowed == 1) {
 		cpu = task_cpu_of(p);
@@ -277,22 +394,20 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 			__sync_fetch_and_add(&scx_nr_local, 1);
 			return;
 		}
+		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), weight_slice(p, SLICE_NS), task_vtime(p), enq_flags);
+		scx_pcpu_queued[cpu_slot(cpu)] = 1;
+		__sync_fetch_and_add(&scx_nr_pinned, 1);
+		return;
 	}
 
-	/* A sleeper keeps at most one slice of credit. */
-	if (vtime_before(vtime, vtime_now - SLICE_NS))
-		vtime = vtime_now - SLICE_NS;
-	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, task_slice(), vtime, enq_flags);
+	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, weight_slice(p, task_slice()), task_vtime(p), enq_flags);
 	__sync_fetch_and_add(&scx_nr_shared, 1);
 
 	/*
 	 * Tasks that did not pass through select_cpu (preempted, re-enqueued,
 	 * woken with a CPU already chosen) would otherwise wait for a busy
-	 * CPU's next dispatch while another CPU idles.  A pinned task's only
-	 * CPU is busy here (checked above): nothing to kick.
+	 * CPU's next dispatch while another CPU idles.
 	 */
-	if (p->nr_cpus_allowed == 1)
-		return;
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu >= 0) {
 		if (!scx_sched_only)
@@ -302,15 +417,152 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/* The vtime the task now running on @idx has used so far (not charged
+ * until stopping()). */
+static __always_inline u64 run_charge(const struct task_struct *p, __u32 idx)
+{
+	u64 start = scx_run_start[idx], now = p->se.sum_exec_runtime;
+	u64 w = p->scx.weight;
+
+	/* Written by running() while cgroup weights are in use (until the
+	 * first task runs after they came into use: 0, the task's own). */
+	if (scx_cg_weights && scx_run_weight[idx])
+		w = scx_run_weight[idx];
+
+	if (now <= start)
+		return 0;
+	return (now - start) * 100 / (w ? w : 1);
+}
+
+/* The first task of DSQ @dsq_id, if any (its vtime in @v). */
+static __always_inline bool dsq_first(u64 dsq_id, u64 *v)
+{
+	struct task_struct *q = __COMPAT_scx_bpf_dsq_peek(dsq_id);
+
+	if (!q)
+		return false;
+	*v = q->scx.dsq_vtime;
+	return true;
+}
+
+enum { PICK_NONE, PICK_PCPU, PICK_SHARED };
+
+/* The last task of @dsq_id, when it has waited STARVE_JIFFIES since it
+ * last ran and may run here: to this CPU's local DSQ, with the vtime of
+ * the first one (@v_first), so that running out of order does not pull
+ * the clock, and every waiting task's clamp, up with it. */
+static __always_inline bool rescue_starved(u64 dsq_id, s32 cpu, u64 v_first)
+{
+	u64 now = bpf_jiffies64();
+	struct task_struct *p;
+	bool moved = false;
+
+	bpf_for_each(scx_dsq, p, dsq_id, SCX_DSQ_ITER_REV) {
+		if ((s64)(now - p->scx.runnable_at) >= STARVE_JIFFIES &&
+		    bpf_cpumask_test_cpu(cpu, p->cpus_ptr)) {
+			scx_bpf_dsq_move_set_vtime(BPF_FOR_EACH_ITER, v_first);
+			moved = scx_bpf_dsq_move(BPF_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+		}
+		break;
+	}
+	if (moved)
+		__sync_fetch_and_add(&scx_nr_rescued, 1);
+	return moved;
+}
+
+/*
+ * Weighted order across the places a CPU takes work from: prev, when its
+ * slice ran out and it is still runnable (the kernel asks dispatch()
+ * before it puts prev back: pulling whatever waits would hand out slices
+ * in turn, whatever the weights), the CPU's own DSQ and the shared one.
+ * The lowest vtime runs; prev by renewing its slice.  Returns whether the
+ * CPU has something to run (prev kept by the kernel included).
+ */
+static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev, bool keep)
+{
+	__u32 idx = cpu_slot(cpu);
+	u64 v_pcpu = 0, v_shared = 0, v_first;
+	bool shared = dsq_first(SHARED_DSQ, &v_shared), pcpu = false;
+	int best;
+
+	if (scx_pcpu_queued[idx]) {
+		/* Only the CPU's own DSQ to take from: no need to look. */
+		if (!keep && !shared) {
+			if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
+				return true;
+			scx_pcpu_queued[idx] = 0;
+			return false;
+		}
+		pcpu = dsq_first(PCPU_DSQ(cpu), &v_pcpu);
+		if (!pcpu)
+			scx_pcpu_queued[idx] = 0;
+	}
+	/* Whatever the weights, nobody waits for ever. */
+	if ((pcpu && rescue_starved(PCPU_DSQ(cpu), cpu, v_pcpu)) ||
+	    (shared && rescue_starved(SHARED_DSQ, cpu, v_shared))) {
+		scx_keep_row[idx] = 0;
+		return true;
+	}
+	/* Of the two DSQs' first tasks, the lower vtime. */
+	if (pcpu && (!shared || vtime_before(v_pcpu, v_shared))) {
+		best = PICK_PCPU;
+		v_first = v_pcpu;
+	} else {
+		best = shared ? PICK_SHARED : PICK_NONE;
+		v_first = v_shared;
+	}
+
+	if (keep) {
+		/* Nobody waits: the kernel keeps prev. */
+		if (best == PICK_NONE) {
+			scx_keep_row[idx] = 0;
+			return true;
+		}
+		/* prev first, unless renewed KEEP_MAX times in a row while
+		 * others waited: then the first of them runs once. */
+		if (vtime_before(prev->scx.dsq_vtime + run_charge(prev, idx), v_first) &&
+		    scx_keep_row[idx] < KEEP_MAX) {
+			scx_keep_row[idx]++;
+			prev->scx.slice = weight_slice(prev, SLICE_NS);
+			__sync_fetch_and_add(&scx_nr_kept, 1);
+			return true;
+		}
+	}
+	scx_keep_row[idx] = 0;
+
+	if (best == PICK_PCPU) {
+		if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
+			return true;
+		scx_pcpu_queued[idx] = 0;
+	}
+	/* The shared DSQ's first task may not be allowed here: then a later
+	 * one, else the CPU's own DSQ. */
+	if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+		return true;
+	if (scx_pcpu_queued[idx]) {
+		if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
+			return true;
+		scx_pcpu_queued[idx] = 0;
+	}
+	return keep;
+}
+
 void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct bpfgov_cpu_state *s;
+	bool keep = prev && (prev->scx.flags & SCX_TASK_QUEUED);
 
-	if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+	/* The common case (a CPU whose task slept, nothing pinned waiting
+	 * here) takes one look at the shared DSQ; else weigh prev and both
+	 * DSQs.  With nothing else to run, the kernel keeps a runnable prev
+	 * with a refilled slice. */
+	if (!keep && !scx_pcpu_queued[cpu_slot(cpu)]) {
+		if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+			return;
+	} else if (dispatch_weighted(cpu, prev, keep)) {
 		return;
-	/* If the shared DSQ is empty and prev is still runnable, the kernel
-	 * keeps prev running with a refilled slice. */
-	if (scx_sched_only || scx_idle_hook || (prev && (prev->scx.flags & SCX_TASK_QUEUED)))
+	}
+	if (scx_sched_only || scx_idle_hook)
 		return;
 	/* Nothing to run: this CPU (@cpu, whose rq lock we hold) goes idle.
 	 * A CPU already idle (woken for nothing) stays in its idle period. */
@@ -329,8 +581,13 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	/* The global vtime clock follows the task that runs. */
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
-	if (cpu >= 0)
-		scx_run_start[cpu_slot(cpu)] = p->se.sum_exec_runtime;
+	if (cpu >= 0) {
+		__u32 idx = cpu_slot(cpu);
+
+		scx_run_start[idx] = p->se.sum_exec_runtime;
+		if (scx_cg_weights)
+			scx_run_weight[idx] = task_weight(p);
+	}
 	if (scx_sched_only)
 		return;
 
@@ -356,18 +613,12 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)
 {
-	u64 used = 0, start, now = p->se.sum_exec_runtime;
-	u64 weight = p->scx.weight ? p->scx.weight : 1;
 	s32 cpu = task_cpu_of(p);
 
 	/* Charge the time actually run, scaled by the inverse weight
-	 * (weight 100 = nice 0). */
-	if (cpu >= 0) {
-		start = scx_run_start[cpu_slot(cpu)];
-		if (now > start)
-			used = now - start;
-	}
-	p->scx.dsq_vtime += used * 100 / weight;
+	 * (weight 100 = nice 0), the task's and its cgroup's. */
+	if (cpu >= 0)
+		p->scx.dsq_vtime += run_charge(p, cpu_slot(cpu));
 }
 
 /*
@@ -425,9 +676,72 @@ void BPF_STRUCT_OPS(bpfgov_enable, struct task_struct *p)
 	p->scx.dsq_vtime = vtime_now;
 }
 
+/* @cg's flattened weight from its own and its parent's (parents are
+ * initialised first; the root's weight does not count). */
+static __always_inline void cg_update(struct cgroup *cg, struct cg_ctx *c)
+{
+	struct cgroup *parent;
+	u64 hw = CG_ONE;
+
+	if (cg->level > 0) {
+		parent = bpf_cgroup_ancestor(cg, cg->level - 1);
+		if (parent) {
+			hw = cg_hweight(parent);
+			bpf_cgroup_release(parent);
+		}
+	}
+	hw = hw * c->weight / 100;
+	c->hweight = hw < 1 ? 1 : hw > CG_HW_MAX ? CG_HW_MAX : hw;
+	if (c->weight != 100)
+		scx_cg_weights = 1;
+}
+
+s32 BPF_STRUCT_OPS(bpfgov_cgroup_init, struct cgroup *cg, struct scx_cgroup_init_args *args)
+{
+	struct cg_ctx *c = bpf_cgrp_storage_get(&cg_ctx_store, cg, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	/* Without its record the cgroup counts as weight 100: no reason
+	 * to refuse the cgroup. */
+	if (!c)
+		return 0;
+	c->weight = args->weight ? args->weight : 100;
+	cg_update(cg, c);
+	return 0;
+}
+
+/* A new weight: the cgroup's flattened weight and its descendants',
+ * parents before children. */
+void BPF_STRUCT_OPS(bpfgov_cgroup_set_weight, struct cgroup *cg, u32 weight)
+{
+	struct cgroup_subsys_state *pos;
+	struct cg_ctx *c;
+
+	c = bpf_cgrp_storage_get(&cg_ctx_store, cg, 0, 0);
+	if (!c)
+		return;
+	c->weight = weight ? weight : 100;
+	bpf_rcu_read_lock();
+	bpf_for_each(css, pos, &cg->self, BPF_CGROUP_ITER_DESCENDANTS_PRE) {
+		struct cgroup *d = pos->cgroup;
+
+		c = bpf_cgrp_storage_get(&cg_ctx_store, d, 0, 0);
+		if (c)
+			cg_update(d, c);
+	}
+	bpf_rcu_read_unlock();
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(bpfgov_init)
 {
-	return scx_bpf_create_dsq(SHARED_DSQ, -1);
+	s32 err = scx_bpf_create_dsq(SHARED_DSQ, -1);
+	u32 i;
+
+	bpf_for(i, 0, nr_cpus) {
+		if (err)
+			break;
+		err = scx_bpf_create_dsq(PCPU_DSQ(i), -1);
+	}
+	return err;
 }
 
 void BPF_STRUCT_OPS(bpfgov_exit, struct scx_exit_info *ei)
@@ -452,6 +766,8 @@ struct sched_ext_ops bpfgov_ops = {
 	.tick		= (void *)bpfgov_tick,
 	.update_idle	= (void *)bpfgov_update_idle,
 	.enable		= (void *)bpfgov_enable,
+	.cgroup_init	= (void *)bpfgov_cgroup_init,
+	.cgroup_set_weight = (void *)bpfgov_cgroup_set_weight,
 	.init		= (void *)bpfgov_init,
 	.exit		= (void *)bpfgov_exit,
 	/* Set by the loader: update_idle is attached only partially switched

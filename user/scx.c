@@ -131,6 +131,8 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 			{ "stopping", &ops->stopping }, { "tick", &ops->tick },
 			{ "update_idle", &ops->update_idle }, { "enable", &ops->enable },
 			{ "init", &ops->init }, { "exit", &ops->exit },
+			{ "cgroup_init", &ops->cgroup_init },
+			{ "cgroup_set_weight", &ops->cgroup_set_weight },
 		};
 
 		for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
@@ -279,6 +281,9 @@ int scx_get_stats(struct scx_ctx *c, struct scx_stats *st)
 	st->nr_shared = c->skel->bss->scx_nr_shared;
 	st->nr_kicks = c->skel->bss->scx_nr_kicks;
 	st->nr_perf_sets = c->skel->bss->scx_nr_perf_sets;
+	st->nr_pinned = c->skel->bss->scx_nr_pinned;
+	st->nr_kept = c->skel->bss->scx_nr_kept;
+	st->nr_rescued = c->skel->bss->scx_nr_rescued;
 	return 0;
 }
 

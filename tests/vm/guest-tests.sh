@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
-#   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [govopt=--OPTION]...
-#       groups: trace smoke scx error stress kill9 partial bench
-#       (default: trace scx error stress kill9 partial; bench is `make bench-vm`;
+#   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [fairsecs=S] [govopt=--OPTION]...
+#       groups: trace smoke scx error stress kill9 partial fair bench
+#       (default: trace scx error stress kill9 partial fair; bench is `make bench-vm`;
 #       trace is tracepoint mode, which every supported kernel runs; on a
 #       kernel without sched_ext the scheduler groups are skipped)
 #
@@ -133,9 +133,10 @@ busy_checks() {
 
 # Arguments: group names, plus rounds=N / secs=N / configs=A,B / workloads=A,B
 # / icount=1 (the VM counts instructions: tests/vm/run.sh) for the bench.
-groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT=
+groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT= FAIR_SECS=3
 for a in "$@"; do
 	case "$a" in
+	fairsecs=*) FAIR_SECS=${a#fairsecs=} ;;
 	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
 	govopt=*) BENCH_GOVOPT="$BENCH_GOVOPT ${a#govopt=}" ;;
 	secs=*) BENCH_SECS=${a#secs=} ;;
@@ -145,21 +146,21 @@ for a in "$@"; do
 	*) groups="$groups $a" ;;
 	esac
 done
-groups=${groups:-trace scx error stress kill9 partial}
+groups=${groups:-trace scx error stress kill9 partial fair}
 want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 
 echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
 [ -x $GOV ] || nok "govloader present in the initramfs"
 if [ -d $SCX ]; then
 	want_scx=0
-	for g in smoke scx error stress kill9 partial bench; do want $g && want_scx=1; done
+	for g in smoke scx error stress kill9 partial fair bench; do want $g && want_scx=1; done
 	[ $want_scx = 0 ] || check "kernel has sched_ext, idle at boot (state $(state))" is_state disabled
 else
 	# No sched_ext: the scheduler's groups cannot run here.
-	for g in smoke scx error stress kill9 partial bench; do
+	for g in smoke scx error stress kill9 partial fair bench; do
 		want $g && diag "SKIP $g: no sched_ext in this kernel ($(uname -r))"
 	done
-	groups=$(for g in $groups; do case $g in smoke|scx|error|stress|kill9|partial|bench) ;; *) echo $g ;; esac; done | tr "\n" " ")
+	groups=$(for g in $groups; do case $g in smoke|scx|error|stress|kill9|partial|fair|bench) ;; *) echo $g ;; esac; done | tr "\n" " ")
 fi
 
 if want trace && [ -x $GOV ]; then
@@ -361,6 +362,73 @@ if want partial && [ -x $GOV ]; then
 	else
 		nok "partial: attached"; dump_log
 	fi
+fi
+
+# fair: CPU shares under weights, the default scheduler and bpfgov's in
+# this boot.  Two hogs share CPU 1 (taskset-style pinning): nice 0 against
+# nice 10 (weights 1024 : 110), then one hog in each of two cgroups with
+# cpu.weight 400 and 100.  Each share is printed with the goal "within
+# 10 % of the weight ratio"; the assertion is looser (nice >= 4 : 1,
+# cgroups >= 2 : 1), so the ordering by weight cannot regress unseen.
+# The heavy hog sits one level down (fair-hi/in, weight 100, its parent's
+# only child), so the share is its parent's: the flattened hierarchy.
+# Under bpfgov its parent's weight is 200 when the scheduler starts (its
+# cgroup_init) and set to 400 while it runs (cgroup_set_weight).
+CG=/sys/fs/cgroup
+# fair_share CONFIG KIND SPEC-A SPEC-B WANT: one measurement, a "BF" line
+# (config kind ms-a ms-b ratio want) and a line for people; sets $ratio.
+fair_share() {
+	out=$($BENCH share $FAIR_SECS 1 "$3" "$4" 2>&1)
+	set -- "$1" "$2" "$3" "$4" "$5" $out
+	ratio=${9:-0}
+	echo "BF $1 $2 $7 $8 $ratio $5"
+	diag "fair: $1: $2: ${3#*:} gets ${7:-?} ms, ${4#*:} ${8:-?} ms: ratio $ratio (weights $5): goal within 10 %:" \
+		"$(awk -v r=$ratio -v w=$5 'BEGIN { d = r / w - 1; if (d < 0) d = -d; print (d <= 0.10 ? "met" : "not met") }')"
+}
+fair_run() { # CONFIG: sets $r_nice, $r_cg
+	fair_share $1 nice nice:0 nice:10 9.309; r_nice=$ratio
+	if [ -d $CG/fair-hi ]; then
+		fair_share $1 cgroup cg:$CG/fair-hi/in cg:$CG/fair-lo 4.000; r_cg=$ratio
+	else
+		r_cg=0
+	fi
+}
+if want fair && [ -x $GOV ]; then
+	cg_ok=0
+	if [ -f $CG/cgroup.controllers ] && grep -qw cpu $CG/cgroup.controllers; then
+		echo +cpu > $CG/cgroup.subtree_control 2>/dev/null
+		mkdir -p $CG/fair-hi $CG/fair-lo
+		echo +cpu > $CG/fair-hi/cgroup.subtree_control 2>/dev/null
+		mkdir -p $CG/fair-hi/in
+		echo 400 > $CG/fair-hi/cpu.weight && echo 100 > $CG/fair-lo/cpu.weight &&
+			[ -f $CG/fair-hi/in/cpu.weight ] && cg_ok=1
+	fi
+	[ $cg_ok = 1 ] || { diag "fair: no cgroup2 cpu controller: cgroup shares not measured"
+		rmdir $CG/fair-hi/in $CG/fair-hi $CG/fair-lo 2>/dev/null; }
+	fair_run default
+	make_msr
+	[ $cg_ok = 1 ] && echo 200 > $CG/fair-hi/cpu.weight
+	if start_gov; then
+		[ $cg_ok = 1 ] && echo 400 > $CG/fair-hi/cpu.weight
+		fair_run bpfgov
+		check "fair: bpfgov: nice 0 : nice 10 on one CPU >= 4 : 1 ($r_nice)" \
+			awk "BEGIN { exit !($r_nice >= 4) }"
+		[ $cg_ok = 1 ] && check "fair: bpfgov: cpu.weight 400 : 100 on one CPU >= 2 : 1 ($r_cg)" \
+			awk "BEGIN { exit !($r_cg >= 2) }"
+		# Weights must not starve anyone past the watchdog (10 s): two
+		# hogs at nice -20 and one at nice 19 (88761 : 88761 : 15) for 12 s.
+		out=$($BENCH share 12 1 nice:-20 nice:-20 nice:19 2>&1)
+		set -- $out
+		diag "fair: bpfgov: nice -20, -20, 19 for 12 s: ${2:-?} ms, ${3:-?} ms, ${4:-?} ms (weights 5917 : 5917 : 1)"
+		low_ran() { [ "${1%.*}" -gt 0 ] 2>/dev/null; }
+		check "fair: bpfgov: nice -20, -20, 19 for 12 s: the nice 19 hog runs (${4:-?} ms)" low_ran "${4:-0}"
+		check "fair: still enabled (no watchdog exit)" is_enabled_bpfgov
+		stop_gov
+		check "fair: clean stop" wait_for 5 is_state disabled
+	else
+		nok "fair: attach"; dump_log
+	fi
+	rmdir $CG/fair-hi/in $CG/fair-hi $CG/fair-lo 2>/dev/null
 fi
 
 if want bench; then

@@ -11,6 +11,7 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run	# as systemd mounts it: root's, 0755
 mount -t bpf bpf /sys/fs/bpf
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null	# cpu.weight (the fair group)
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # Arguments after "--" on the kernel command line reach init as $@.

@@ -29,7 +29,7 @@ if [ "${1:-}" = --write ]; then write=$2; shift 2; fi
 matrix=(
 "6.1|bookworm|$BUILD/vm-6.1||trace scx|"
 "6.12|bookworm-backports|$BUILD/vm-6.12|mitigations=off|trace scx|6.12.95 double-faults at random places under QEMU 7.2's TCG, rarely with mitigations=off"
-"7.3|trixie-backports|$BUILD/vm||trace scx error stress kill9 partial|"
+"7.3|trixie-backports|$BUILD/vm||trace scx error stress kill9 partial fair|"
 )
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=(6.1 6.12 7.3 host)

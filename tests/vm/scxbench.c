@@ -24,17 +24,29 @@
  *                                  "ext <policy> <chunks/s>" (for
  *                                  --scx-partial, where only such tasks are
  *                                  scheduled by the BPF scheduler)
+ *   scxbench share SECS CPU A B [C [D]]
+ *                                  CPU hogs (processes) pinned to CPU, one
+ *                                  per spec: "nice:N" (its nice value) or
+ *                                  "cg:DIR" (joins the cgroup2 directory
+ *                                  DIR); prints "share <A ms> <B ms> ...
+ *                                  <A/B>", the CPU time each got (fairness
+ *                                  under weights)
  *
  * Linked statically so the guest needs no libraries for it.  Throughput is
  * what the scheduler comparison needs, so every mode reports a rate.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -220,9 +232,119 @@ static int do_threads(const char *name, int n, double secs, int every)
 	return 0;
 }
 
+/* Two hogs on one CPU, one process each (a cgroup holds processes): each
+ * applies its spec, then both spin from the same moment until the parent
+ * says stop, and report the CPU time they got. */
+struct share_slot {
+	atomic_int ready;
+	unsigned long long cpu_ns;
+	int err;
+};
+#define SHARE_MAX 4
+struct share_shm {
+	atomic_int go, stop;
+	struct share_slot slot[SHARE_MAX];
+};
+
+static int share_apply(const char *spec)
+{
+	if (!strncmp(spec, "nice:", 5)) {
+		errno = 0;
+		if (setpriority(PRIO_PROCESS, 0, atoi(spec + 5))) {
+			perror("setpriority");
+			return -1;
+		}
+		return 0;
+	}
+	if (!strncmp(spec, "cg:", 3)) {
+		char path[512];
+		int fd, ok;
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", spec + 3);
+		fd = open(path, O_WRONLY);
+		if (fd < 0) {
+			fprintf(stderr, "scxbench: cannot open %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		ok = write(fd, "0", 1) == 1;
+		if (!ok)
+			fprintf(stderr, "scxbench: cannot join %s: %s\n", spec + 3, strerror(errno));
+		close(fd);
+		return ok ? 0 : -1;
+	}
+	fprintf(stderr, "scxbench: share spec '%s' is neither nice:N nor cg:DIR\n", spec);
+	return -1;
+}
+
+static void share_child(struct share_shm *m, int i, int cpu, const char *spec)
+{
+	struct timespec ts;
+	unsigned long seed = (unsigned long)i + 1;
+
+	pin_to(cpu);
+	m->slot[i].err = share_apply(spec);
+	atomic_store(&m->slot[i].ready, 1);
+	while (!atomic_load(&m->go))
+		;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	m->slot[i].cpu_ns = -(ts.tv_sec * 1000000000ull + ts.tv_nsec);
+	while (!atomic_load_explicit(&m->stop, memory_order_relaxed))
+		seed = work_chunk(seed);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	m->slot[i].cpu_ns += ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	_exit(seed == 0);
+}
+
+static int do_share(double secs, int cpu, int n, char **spec)
+{
+	struct share_shm *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+	struct timespec nap = { 0, 1000000 };
+	pid_t pid[SHARE_MAX];
+	double ms[SHARE_MAX];
+	int ready, err = 0;
+
+	if (m == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < n; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0) {
+			perror("fork");
+			return 1;
+		}
+		if (pid[i] == 0)
+			share_child(m, i, cpu, spec[i]);
+	}
+	do {
+		nanosleep(&nap, NULL);
+		ready = 0;
+		for (int i = 0; i < n; i++)
+			ready += atomic_load(&m->slot[i].ready);
+	} while (ready < n);
+	atomic_store(&m->go, 1);
+	nanosleep(&ts, NULL);
+	atomic_store(&m->stop, 1);
+	for (int i = 0; i < n; i++) {
+		waitpid(pid[i], NULL, 0);
+		err |= m->slot[i].err;
+		ms[i] = m->slot[i].cpu_ns / 1e6;
+	}
+	if (err)
+		return 1;
+	printf("share");
+	for (int i = 0; i < n; i++)
+		printf(" %.1f", ms[i]);
+	printf(" %.3f\n", ms[1] > 0 ? ms[0] / ms[1] : 0.0);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: scxbench pingpong SECS [pin] | wakelat SECS | threads N SECS | spin N SECS | busy SECS | ext SECS\n");
+	fprintf(stderr, "usage: scxbench pingpong SECS [pin] | wakelat SECS | threads N SECS | spin N SECS | busy SECS | ext SECS | share SECS CPU A B [C [D]]\n");
 	exit(2);
 }
 
@@ -246,6 +368,8 @@ int main(int argc, char **argv)
 		printf("policy %d\n", sched_getscheduler(0));
 		return do_threads("ext", 2, atof(argv[2]), 4);
 	}
+	if (!strcmp(argv[1], "share") && argc >= 6 && argc <= 4 + SHARE_MAX)
+		return do_share(atof(argv[2]), atoi(argv[3]), argc - 4, argv + 4);
 	if (!strcmp(argv[1], "busy"))
 		return do_threads("busy", 1, atof(argv[2]), 0);
 	if (argc < 4)
