@@ -138,6 +138,16 @@ struct arm_res {
 	double pkg_uj[NR_WL], core_uj[NR_WL], secs[NR_WL];
 	/* per round: completion s and uJ of the compared domain */
 	double r_secs[MAX_ROUNDS][NR_WL], r_uj[MAX_ROUNDS][NR_WL];
+	/* per workload, sums over the rounds and CPUs: time in polling and
+	 * in halting idle states (us) and entries of halting states (each a
+	 * wake-up to pay), from cpuidle's own counters */
+	double poll_us[NR_WL], halt_us[NR_WL], halts[NR_WL];
+};
+
+/* cpuidle's counters summed over the CPUs (stateK/time in us, usage) */
+struct idle_counts {
+	bool have;			/* some CPU has cpuidle state directories */
+	__u64 poll_us, halt_us, halts;
 };
 
 struct vctx {
@@ -156,6 +166,7 @@ struct vctx {
 	 * between two (a wrap is seen when this is below the wrap period). */
 	__u64 e_last_ns, e_max_gap_ns;
 	bool e_in_wl;
+	bool idle_states;		/* cpuidle's per-state counters exist */
 	struct arm_res arm[ARMS];
 	pid_t gov_pid;
 	char notes[1024];
@@ -167,6 +178,51 @@ static void v_on_signal(int sig)
 {
 	(void)sig;
 	v_stop = 1;
+}
+
+/* The energy axis where RAPL is missing (every VM): time in each kind of
+ * idle state and the wake-ups out of halting ones, as the kernel counts
+ * them (<sysfs>/devices/system/cpu/cpuN/cpuidle/stateK/{name,time,usage}).
+ * A machine without a cpuidle driver has no such files. */
+static int read_counter(const char *path, __u64 *v)
+{
+	char buf[32];
+
+	return read_line(path, buf, sizeof(buf)) ? -1 : parse_u64(buf, v);
+}
+
+static void idle_counts_read(const char *sysfs_root, struct idle_counts *ic)
+{
+	char path[PATH_MAX], name[32];
+	__u64 t, u;
+
+	memset(ic, 0, sizeof(*ic));
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d", sysfs_root, cpu);
+		if (access(path, F_OK))
+			break;
+		for (int k = 0; k < BPFGOV_MAX_STATES; k++) {
+			snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cpuidle/state%d/name",
+				 sysfs_root, cpu, k);
+			if (read_line(path, name, sizeof(name)))
+				break;
+			snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cpuidle/state%d/time",
+				 sysfs_root, cpu, k);
+			if (read_counter(path, &t))
+				continue;
+			snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cpuidle/state%d/usage",
+				 sysfs_root, cpu, k);
+			if (read_counter(path, &u))
+				u = 0;
+			ic->have = true;
+			if (!strcmp(name, "POLL")) {
+				ic->poll_us += t;
+			} else {
+				ic->halt_us += t;
+				ic->halts += u;
+			}
+		}
+	}
 }
 
 /* ---------------------------------------------------------- work kernel */
@@ -638,10 +694,12 @@ static void run_arm(struct vctx *v, struct arm_res *a)
 	const char *main_dom = energy_main(&v->energy);
 	int rd = a->rounds < MAX_ROUNDS ? a->rounds : MAX_ROUNDS - 1;
 	long long p0, c0, m0;
+	struct idle_counts i0, i1;
 	double secs;
 	__u64 t0;
 
 	for (int wl = 0; wl < NR_WL && !v_stop; wl++) {
+		idle_counts_read(v->o.r.sysfs_root, &i0);
 		energy_read(v);
 		v->e_in_wl = true;
 		p0 = energy_total(&v->energy, "package");
@@ -656,6 +714,13 @@ static void run_arm(struct vctx *v, struct arm_res *a)
 			pingpong_run(v, &a->pp);
 		secs = (mono_ns() - t0) / 1e9;
 		energy_read(v);
+		idle_counts_read(v->o.r.sysfs_root, &i1);
+		v->idle_states = i0.have && i1.have;
+		if (v->idle_states) {
+			a->poll_us[wl] += i1.poll_us > i0.poll_us ? (double)(i1.poll_us - i0.poll_us) : 0;
+			a->halt_us[wl] += i1.halt_us > i0.halt_us ? (double)(i1.halt_us - i0.halt_us) : 0;
+			a->halts[wl] += i1.halts > i0.halts ? (double)(i1.halts - i0.halts) : 0;
+		}
 		v->e_in_wl = false;
 		a->secs[wl] += secs;
 		a->r_secs[rd][wl] = secs;
@@ -784,6 +849,48 @@ static const char *replay_model(const struct platform *p, char *why, size_t n)
 
 static const char no_rapl[] = "Energy: no RAPL (powercap) here";
 
+static const char no_idle_states[] =
+	"Idle states: no cpuidle driver here (no per-state time or usage to count)";
+
+/* Idle-state time of one arm and workload, per second of completion. */
+static void idle_row(const struct vctx *v, int k, int wl, double *poll_ms, double *halt_ms,
+		     double *halts)
+{
+	const struct arm_res *a = &v->arm[k];
+	double s = a->secs[wl];
+
+	*poll_ms = s > 0 ? a->poll_us[wl] / 1e3 / s : 0;
+	*halt_ms = s > 0 ? a->halt_us[wl] / 1e3 / s : 0;
+	*halts = s > 0 ? a->halts[wl] / s : 0;
+}
+
+/* The idle axes: time polling (energy spent awake), time halted and
+ * wake-ups out of halting states (each one's cost paid), per second of the
+ * workload, summed over CPUs. */
+static void print_idle(const struct vctx *v)
+{
+	double p, h, n;
+
+	if (!v->idle_states) {
+		printf("%s\n", no_idle_states);
+		return;
+	}
+	printf("Idle states per second of work, all CPUs (poll ms, halt ms, halts):\n");
+	for (int wl = 0; wl < NR_WL; wl++) {
+		printf("  %-9s", wl_name[wl]);
+		for (int k = 0; k < ARMS; k++) {
+			if (v->arm[k].secs[wl] <= 0) {
+				printf("  %s not measured", arm_name[k]);
+				continue;
+			}
+			idle_row(v, k, wl, &p, &h, &n);
+			printf("  %s %.1f / %.1f / %.0f", arm_name[k], p, h, n);
+		}
+		printf("\n");
+	}
+}
+
+
 static void json_compare(struct vctx *v, json_writer_t *w)
 {
 	const char *dom = energy_main(&v->energy), *model;
@@ -794,6 +901,7 @@ static void json_compare(struct vctx *v, json_writer_t *w)
 	jsonw_start_object(w);
 	jsonw_string_field(w, "energy_domain", dom);
 	jsonw_string_field(w, "energy_note", dom ? NULL : no_rapl);
+	jsonw_string_field(w, "idle_states_note", v->idle_states ? NULL : no_idle_states);
 	jsonw_string_field(w, "replay_model", model);
 	jsonw_string_field(w, "replay_model_why", why);
 	jsonw_name(w, "workloads");
@@ -818,6 +926,18 @@ static void json_compare(struct vctx *v, json_writer_t *w)
 				jsonw_float_field_fmt(w, "energy_j", "%.4f", c.uj[k] / 1e6);
 			else
 				jsonw_null_field(w, "energy_j");
+			if (v->idle_states) {
+				double p, h, n;
+
+				idle_row(v, k, wl, &p, &h, &n);
+				jsonw_float_field_fmt(w, "poll_ms_per_s", "%.3f", p);
+				jsonw_float_field_fmt(w, "halt_ms_per_s", "%.3f", h);
+				jsonw_float_field_fmt(w, "halts_per_s", "%.1f", n);
+			} else {
+				jsonw_null_field(w, "poll_ms_per_s");
+				jsonw_null_field(w, "halt_ms_per_s");
+				jsonw_null_field(w, "halts_per_s");
+			}
 			jsonw_end_object(w);
 		}
 		if (c.t_ratio > 0)
@@ -891,6 +1011,25 @@ static void md_compare(struct vctx *v, FILE *f)
 		else
 			fprintf(f, " |\n");
 	}
+	if (v->idle_states) {
+		fprintf(f, "\nThe idle axes, from cpuidle's own counters, per second of work and summed over CPUs: time polling (the CPU stays awake: energy), time halted, and halts (each a wake-up whose cost is paid).\n\n| workload | governors: poll ms / halt ms / halts | bpfgov: poll ms / halt ms / halts |\n|---|---|---|\n");
+		for (int wl = 0; wl < NR_WL; wl++) {
+			double p, h, n;
+
+			fprintf(f, "| %s |", wl_name[wl]);
+			for (int k = 0; k < ARMS; k++) {
+				if (v->arm[k].secs[wl] <= 0) {
+					fprintf(f, " not measured |");
+					continue;
+				}
+				idle_row(v, k, wl, &p, &h, &n);
+				fprintf(f, " %.1f / %.1f / %.0f |", p, h, n);
+			}
+			fprintf(f, "\n");
+		}
+	} else {
+		fprintf(f, "\n%s.\n", no_idle_states);
+	}
 	if (model)
 		fprintf(f, "\nThe replay's model of these governors is `%s` (%s): compare with `govloader replay`'s floor verdict of bpfgov against `%s` on the same scenarios (docs/HARDWARE.md, \"Confirming replay's floor verdicts\").\n",
 			model, why, model);
@@ -928,6 +1067,7 @@ static void print_compare(struct vctx *v)
 	}
 	if (!dom)
 		printf("%s (%s)\n", no_rapl, v->energy.why);
+	print_idle(v);
 	if (model)
 		printf("Replay's model of these governors: %s (%s)\n", model, why);
 }

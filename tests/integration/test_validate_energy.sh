@@ -117,5 +117,57 @@ for wl in impulse periodic pingpong; do
 done
 check "no-rapl: stdout heading without energy" grep -q "^The same work under both (completion s; bpfgov / governors):" "$T_TMP/v.out"
 counters_down
+check "no-rapl: no cpuidle states in the stand-in: stdout says so in one line" \
+	bash -c "[ \$(grep -c '^Idle states: no cpuidle driver here' '$T_TMP/v.out') = 1 ]"
+check "no-rapl: JSON: idle axes null, the note" \
+	jqe '(.comparison.idle_states_note | test("no cpuidle driver")) and all(.comparison.workloads[]; .bpfgov.poll_ms_per_s == null)'
+
+# 4. The idle axes where RAPL is missing: time polling, time halted and
+# halts, from cpuidle's own counters (a stand-in POLL + halt table whose
+# state0 time grows 10 ms, state1 time 20 ms and usage 50 a second per
+# CPU, written by a clock-driven loop).
+seed_platform "$P" intel-active
+rm -rf "$P/sys/class/powercap"
+NCPU=$(nr_possible_cpus)
+for c in $(seq 0 $((NCPU - 1))); do
+	for k in 0 1; do
+		d=$P/sys/devices/system/cpu/cpu$c/cpuidle/state$k
+		mkdir -p "$d"
+		if [ "$k" = 0 ]; then echo POLL >"$d/name"; else echo HALT >"$d/name"; fi
+		echo 0 >"$d/time"; echo 0 >"$d/usage"
+	done
+done
+idle_writer() {
+	local t0 ms c
+	t0=$(date +%s%N)
+	while :; do
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		for c in $(seq 0 $((NCPU - 1))); do
+			d=$P/sys/devices/system/cpu/cpu$c/cpuidle
+			echo $((ms * 10)) >"$d/state0/time"	# us: 10 ms a second
+			echo $((ms * 20)) >"$d/state1/time"
+			echo $((ms / 20)) >"$d/state1/usage"
+		done
+		sleep 0.05
+	done
+}
+idle_writer &
+IW=$!
+counters_up
+run_validate idle
+kill "$IW" 2>/dev/null; wait "$IW" 2>/dev/null
+check "idle: stdout has the idle axes" grep -q "^Idle states per second of work, all CPUs (poll ms, halt ms, halts):" "$T_TMP/v.out"
+for wl in impulse periodic pingpong; do
+	check "idle: stdout: $wl's idle axes under both" \
+		grep -qE "^  $wl +governors [0-9.]+ / [0-9.]+ / [0-9]+  bpfgov [0-9.]+ / [0-9.]+ / [0-9]+$" "$T_TMP/v.out"
+done
+# per CPU 10 ms polled, 20 ms halted and 50 halts a second: summed over CPUs
+check "idle: JSON: poll, halt and halts per second follow the counters (within 30%)" \
+	jqe "all(.comparison.workloads[]; all(.governors, .bpfgov;
+		(.poll_ms_per_s / (10 * $NCPU) - 1 | fabs) < 0.3 and
+		(.halt_ms_per_s / (20 * $NCPU) - 1 | fabs) < 0.3 and
+		(.halts_per_s / (50 * $NCPU) - 1 | fabs) < 0.3))"
+check "idle: report.md has the idle table" grep -q "governors: poll ms / halt ms / halts" "$OUT/report.md"
+counters_down
 check "nothing left running or pinned" bash -c "[ ! -e '$PIN/cpu_state' ] && { '$GOV' status >/dev/null 2>&1; [ \$? = 3 ]; }"
 t_done
