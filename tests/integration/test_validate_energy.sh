@@ -161,12 +161,16 @@ for wl in impulse periodic pingpong; do
 	check "idle: stdout: $wl's idle axes under both" \
 		grep -qE "^  $wl +governors [0-9.]+ / [0-9.]+ / [0-9]+  bpfgov [0-9.]+ / [0-9.]+ / [0-9]+$" "$T_TMP/v.out"
 done
-# per CPU 10 ms polled, 20 ms halted and 50 halts a second: summed over CPUs
-check "idle: JSON: poll, halt and halts per second follow the counters (within 30%)" \
+# per CPU 10 ms polled, 20 ms halted and 50 halts a second: every write
+# keeps poll : halt at 1 : 2 and halts per halted ms at 2.5, whatever the
+# writer's pace on a loaded machine; the rates themselves within 3x
+jq -c '[.comparison.workloads[] | [.workload, .governors.poll_ms_per_s, .governors.halt_ms_per_s,
+	.governors.halts_per_s, .bpfgov.poll_ms_per_s]]' "$J" | sed 's/^/# idle axes: /'
+check "idle: JSON: poll, halt and halts per second follow the counters" \
 	jqe "all(.comparison.workloads[]; all(.governors, .bpfgov;
-		(.poll_ms_per_s / (10 * $NCPU) - 1 | fabs) < 0.3 and
-		(.halt_ms_per_s / (20 * $NCPU) - 1 | fabs) < 0.3 and
-		(.halts_per_s / (50 * $NCPU) - 1 | fabs) < 0.3))"
+		.poll_ms_per_s > 0 and (.halt_ms_per_s / .poll_ms_per_s - 2 | fabs) < 0.1 and
+		(.halts_per_s / .halt_ms_per_s - 2.5 | fabs) < 0.5 and
+		.poll_ms_per_s > 10 * $NCPU / 3 and .poll_ms_per_s < 10 * $NCPU * 3))"
 check "idle: report.md has the idle table" grep -q "governors: poll ms / halt ms / halts" "$OUT/report.md"
 counters_down
 check "nothing left running or pinned" bash -c "[ ! -e '$PIN/cpu_state' ] && { '$GOV' status >/dev/null 2>&1; [ \$? = 3 ]; }"
