@@ -81,19 +81,36 @@ static __always_inline struct bpfgov_config *gov_cfg(void)
 /*
  * Next timer. Each CPU's struct hrtimer_cpu_base (the per-CPU
  * hrtimer_bases), learned once from the first hrtimer that expires on that
- * CPU (gov_learn_timer_base). Its expires_next is the next programmed timer
- * event: read at idle entry, after the idle loop decided whether to stop the
- * tick, it is the next timer or, with the tick kept, at most one tick away,
- * as tick_nohz_get_sleep_length() tells menu and teo. Kept out of cpu_state:
- * kernel addresses are not for `dump`.
+ * CPU (gov_learn_timer_base, from the hrtimer_expire_entry program below,
+ * which the loader detaches once every online CPU has learned its base).
+ * Its expires_next is the next programmed timer event. Tracepoint mode
+ * reads it at idle entry (cpu_idle), after the idle loop decided whether
+ * to stop the tick: it is the next timer or, with the tick kept, at most
+ * one tick away, as tick_nohz_get_sleep_length() tells menu and teo. Kept
+ * out of cpu_state: kernel addresses are not for `dump`.
  */
 __u64 timer_base[BPFGOV_MAX_CPUS] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
-/* Whether the including object learns timer bases (tracepoint mode does,
- * from hrtimer_expire_entry; the scheduler defines it 0). */
-#ifndef GOV_LEARNS_TIMER_BASE
-#define GOV_LEARNS_TIMER_BASE	1
+/*
+ * Whether the including object reads the next timer before the idle loop's
+ * tick decision (the sched_ext scheduler: its idle entry is dispatch()
+ * finding nothing, while the tick still runs). There the tick's own expiry
+ * is no timer: the idle loop may stop the tick and sleep far longer, so a
+ * next event that is the tick reads as unknown (gov_next_is_tick), and only
+ * an hrtimer due before it counts. Tracepoint mode reads after the tick
+ * decision, where a stopped tick's timer is reprogrammed to the next timer
+ * of the timer wheel and is a real expiry.
+ */
+#ifndef GOV_TIMER_BEFORE_TICK_STOP
+#define GOV_TIMER_BEFORE_TICK_STOP	0
 #endif
+
+/* The tick's hrtimer callback: tick_sched_timer before 6.9, then
+ * tick_nohz_handler (6.9 gave the old tick_nohz_handler, the low-resolution
+ * handler, a new name: it is never an hrtimer's function, so matching it
+ * on older kernels matches nothing). Typeless: their addresses only. */
+extern const void tick_nohz_handler __ksym __weak;
+extern const void tick_sched_timer __ksym __weak;
 
 /* Learn @cpu's hrtimer_cpu_base from an expiring timer's base; called on
  * that CPU. Low-resolution mode does not keep expires_next: skip it. */
@@ -108,7 +125,25 @@ static __always_inline void gov_learn_timer_base(__u32 cpu, struct hrtimer_cpu_b
 	if (!s)
 		return;
 	timer_base[cpu] = (__u64)cb;
-	s->timer_src = BPFGOV_TIMER_TRACEPOINT;
+	s->timer_src = GOV_TIMER_BEFORE_TICK_STOP ? BPFGOV_TIMER_BEFORE_TICK : BPFGOV_TIMER_TRACEPOINT;
+}
+
+/*
+ * hrtimer_expire_entry runs on the CPU whose hrtimer_cpu_base holds the
+ * timer (hrtimer_interrupt, hrtimer_run_softirq, hrtimer_run_queues): the
+ * timer's base leads to this CPU's hrtimer_cpu_base. Once learned, the
+ * program only checks one array slot. Only the first argument is used: it
+ * is the timer on every kernel (the second changed type over time).
+ */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(bpfgov_timer_base, struct hrtimer *timer)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (timer_base[cpu & (BPFGOV_MAX_CPUS - 1)])
+		return 0;
+	gov_learn_timer_base(cpu, BPF_CORE_READ(timer, base, cpu_base));
+	return 0;
 }
 
 /*
@@ -131,18 +166,48 @@ static __always_inline __s64 gov_expires_next(__u64 base)
 	return t;
 }
 
+/*
+ * Whether the event at @t, the expires_next of the hrtimer_cpu_base at
+ * @base, is the tick: the base's first hard timer (next_timer) runs the
+ * tick's callback and expires at @t (a soft timer due earlier makes
+ * expires_next its own). Read the same way as gov_expires_next().
+ */
+static __always_inline int gov_next_is_tick(__u64 base, __s64 t)
+{
+	struct hrtimer_cpu_base *cb = (void *)base;
+	struct hrtimer *h = NULL;
+	__u64 fn = 0, a = (__u64)&tick_nohz_handler, b = (__u64)&tick_sched_timer;
+	__s64 exp = 0;
+
+	if (bpf_ksym_exists(bpf_rdonly_cast)) {
+		h = bpf_core_cast(cb, struct hrtimer_cpu_base)->next_timer;
+		if (!h)
+			return 0;
+		fn = (__u64)bpf_core_cast(h, struct hrtimer)->function;
+		exp = bpf_core_cast(h, struct hrtimer)->node.expires;
+	} else {
+		if (bpf_core_read(&h, sizeof(h), &cb->next_timer) || !h ||
+		    bpf_core_read(&fn, sizeof(fn), &h->function) ||
+		    bpf_core_read(&exp, sizeof(exp), &h->node.expires))
+			return 0;
+	}
+	return fn && (fn == a || fn == b) && exp == t;
+}
+
 /* Absolute expiry of @cpu's next timer event, 0 when unknown. */
 static __always_inline __u64 gov_next_timer(__u32 cpu)
 {
 	__u64 base = timer_base[cpu & (BPFGOV_MAX_CPUS - 1)];
 	__s64 t;
 
-	/* An object without the program that learns them (the sched_ext
-	 * scheduler) knows no timer base: no load at each idle entry. */
-	if (GOV_LEARNS_TIMER_BASE == 0 || !base)
+	if (!base)
 		return 0;
 	t = gov_expires_next(base);
-	return t > 0 ? (__u64)t : 0;
+	if (t <= 0)
+		return 0;
+	if (GOV_TIMER_BEFORE_TICK_STOP && gov_next_is_tick(base, t))
+		return 0;
+	return (__u64)t;
 }
 
 static __always_inline void gov_fill(struct bpfgov_event *e, const struct bpfgov_cpu_state *s,
@@ -291,7 +356,13 @@ static __always_inline void gov_on_switch(__u32 cpu, int prev_idle, int next_idl
 static __always_inline void gov_idle_enter(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
 					   __u32 cpu, __u32 state, __u64 now)
 {
-	s->next_timer_ns = gov_next_timer(cpu);
+	/* The scheduler on a machine with one idle state (no cpuidle driver)
+	 * has no pick for a timer to cap, nor costs to tell apart: it reads
+	 * the timer only for a reader of idle exits. */
+	if (GOV_TIMER_BEFORE_TICK_STOP && c->idle_state_fixed && !gov_tapping(BPFGOV_EV_IDLE_EXIT))
+		s->next_timer_ns = 0;
+	else
+		s->next_timer_ns = gov_next_timer(cpu);
 	pol_idle_enter(s, c, state, now);
 }
 

@@ -49,7 +49,7 @@
  * records the exit info (UEI_RECORD) and an EXIT record in the ring.
  */
 #include <scx/common.bpf.h>	/* the scx project's kfuncs, compat wrappers, exit info */
-#define GOV_LEARNS_TIMER_BASE	0	/* no hrtimer program here: no next timer */
+#define GOV_TIMER_BEFORE_TICK_STOP	1	/* idle entry is dispatch(): the tick still runs */
 #include "bpfgov_common.bpf.h"
 
 /* LICENSE comes from bpfgov_common.bpf.h. */

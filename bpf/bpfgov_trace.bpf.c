@@ -195,20 +195,3 @@ int BPF_PROG(bpfgov_tick, int vector)
 	return tick_work(cpu, s, t);
 }
 
-/*
- * hrtimer_expire_entry runs on the CPU whose hrtimer_cpu_base holds the
- * timer (hrtimer_interrupt, hrtimer_run_softirq, hrtimer_run_queues): the
- * timer's base leads to this CPU's hrtimer_cpu_base. Once learned, the
- * program only checks one array slot. Only the first argument is used: it
- * is the timer on every kernel (the second changed type over time).
- */
-SEC("tp_btf/hrtimer_expire_entry")
-int BPF_PROG(bpfgov_timer_base, struct hrtimer *timer)
-{
-	__u32 cpu = bpf_get_smp_processor_id();
-
-	if (timer_base[cpu & (BPFGOV_MAX_CPUS - 1)])
-		return 0;
-	gov_learn_timer_base(cpu, BPF_CORE_READ(timer, base, cpu_base));
-	return 0;
-}

@@ -182,6 +182,8 @@ struct bpfgov_cpu_state {
 enum bpfgov_timer_src {
 	BPFGOV_TIMER_NONE       = 0,	/* unknown: the idle choice uses history alone */
 	BPFGOV_TIMER_TRACEPOINT = 1,	/* hrtimer_cpu_base learned from hrtimer_expire_entry */
+	BPFGOV_TIMER_BEFORE_TICK = 2,	/* the same, read while the tick runs (sched_ext):
+					 * known when an hrtimer is due before the tick */
 	BPFGOV_TIMER__MAX,
 };
 

@@ -110,28 +110,34 @@ static void reassert(struct gov *g)
 	act_reassert_skip(g->act, g->idle_now);
 }
 
+/* Attach the next-timer learner while some online CPU has not learned its
+ * timer base, detach it once all have (each mode's object has one). */
 static void timer_learning(struct gov *g)
 {
-	struct bpf_link **l;
+	struct timer_learner t;
 	bool need = false;
 	int cpu;
 
-	if (!g->trace || !g->trace->bss)
+	if (g->trace && g->trace->bss) {
+		t.prog = g->trace->progs.bpfgov_timer_base;
+		t.link = &g->trace->links.bpfgov_timer_base;
+		t.bases = (const unsigned long long *)g->trace->bss->timer_base;
+	} else if (!g->scx || scx_timer_learner(g->scx, &t)) {
 		return;
+	}
 	for (cpu = 0; cpu < g->nr_cpus && cpu < BPFGOV_MAX_CPUS; cpu++) {
-		if (!g->trace->bss->timer_base[cpu] && cpu_is_online(cpu)) {
+		if (!t.bases[cpu] && cpu_is_online(cpu)) {
 			need = true;
 			break;
 		}
 	}
-	l = &g->trace->links.bpfgov_timer_base;
-	if (need && !*l) {
-		*l = bpf_program__attach(g->trace->progs.bpfgov_timer_base);
-		if (!*l)
+	if (need && !*t.link) {
+		*t.link = bpf_program__attach(t.prog);
+		if (!*t.link)
 			pr_debug("cannot attach hrtimer_expire_entry: %s\n", strerror(errno));
-	} else if (!need && *l) {
-		bpf_link__destroy(*l);
-		*l = NULL;
+	} else if (!need && *t.link) {
+		bpf_link__destroy(*t.link);
+		*t.link = NULL;
 		pr_debug("next timer learned on every online CPU: hrtimer_expire_entry detached\n");
 	}
 }

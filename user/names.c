@@ -51,7 +51,11 @@ const char *wake_name(__u32 wake)
 
 const char *timer_src_name(__u32 src)
 {
-	return src == BPFGOV_TIMER_TRACEPOINT ? "hrtimer_cpu_base via tracepoint" : "none";
+	switch (src) {
+	case BPFGOV_TIMER_TRACEPOINT: return "hrtimer_cpu_base via tracepoint";
+	case BPFGOV_TIMER_BEFORE_TICK: return "hrtimer_cpu_base via tracepoint, before the tick";
+	default: return "none";
+	}
 }
 
 const char *mode_name(__u32 mode)

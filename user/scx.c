@@ -121,6 +121,9 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 	c->skel->rodata->pol_nr_states_ro = o->nr_states ? o->nr_states : BPFGOV_MAX_STATES;
 	bpf_map__set_max_entries(c->skel->maps.cpu_state, ncpu);
 	c->skel->rodata->scx_sched_only = o->sched_only;
+	/* Nothing governed: no next timer to learn. */
+	if (o->sched_only)
+		bpf_program__set_autoload(c->skel->progs.bpfgov_timer_base, false);
 	if (o->timeout_ms)
 		c->skel->struct_ops.bpfgov_ops->timeout_ms = o->timeout_ms;
 	{
@@ -174,6 +177,16 @@ fail:
 	scx_close(c);
 	errno = -err;
 	return NULL;
+}
+
+int scx_timer_learner(struct scx_ctx *c, struct timer_learner *t)
+{
+	if (!c || !c->skel || !c->skel->bss || !bpf_program__fd(c->skel->progs.bpfgov_timer_base))
+		return -ENOENT;
+	t->prog = c->skel->progs.bpfgov_timer_base;
+	t->link = &c->skel->links.bpfgov_timer_base;
+	t->bases = c->skel->bss->timer_base;
+	return 0;
 }
 
 struct bpf_object *scx_obj(struct scx_ctx *c)

@@ -25,6 +25,8 @@
 #include <stdio.h>
 
 struct bpf_object;
+struct bpf_program;
+struct bpf_link;
 struct scx_ctx;
 
 struct scx_opts {
@@ -50,6 +52,16 @@ struct scx_exit {
 
 /* 1 when this kernel can run a sched_ext scheduler, else 0. */
 int scx_supported(void);
+
+/* The next-timer learner of a loaded object (hrtimer_expire_entry): its
+ * program, the slot of its link, and the timer bases it fills in. */
+struct timer_learner {
+	struct bpf_program *prog;
+	struct bpf_link **link;
+	const unsigned long long *bases;	/* [BPFGOV_MAX_CPUS] */
+};
+/* The scheduler's learner; -ENOENT where it is not loaded (--sched-only). */
+int scx_timer_learner(struct scx_ctx *c, struct timer_learner *t);
 
 /* Open the skeleton and apply @o; NULL (errno set) on failure. */
 struct scx_ctx *scx_open(const struct scx_opts *o);

@@ -261,6 +261,27 @@ if want scx && [ -x $GOV ]; then
 	diag "tail --json got $nt records; first: $(head -n1 /tmp/tail.json)"
 	check "tail --json receives decision records" [ "$nt" -ge 1 ]
 
+	# Next timer at idle entry. The scheduler's idle entry is dispatch()
+	# finding nothing, while the tick still runs: an hrtimer due before
+	# the tick is the next timer, the tick itself reads as unknown (0). A
+	# sleeper on CPU 1 whose timer is due every 2 ms (the tick at HZ 250
+	# is 4 ms away at most): its idle periods carry a next timer, at most
+	# one period away.
+	check "status names the next-timer source (before the tick)" \
+		sh -c "$GOV status --json | grep -q '\"next_timer\":\"hrtimer_cpu_base via tracepoint, before the tick\"'"
+	/bin/bpfgov-work periodic --hz 500 --load 10 --duration 4 --cpu 1 > /dev/null 2>&1 &
+	ppid=$!
+	sleep 1
+	timeout 10 $GOV tail --all --json --cpu 1 --count 300 > /tmp/nt.json 2>/dev/null
+	wait $ppid
+	grep '"kind":"idle_exit"' /tmp/nt.json | sed -n 's/.*"next_timer_us":\([0-9.]*\).*/\1/p' > /tmp/nt.us
+	ne=$(grep -c '"kind":"idle_exit"' /tmp/nt.json)
+	nk=$(awk '$1 > 0' /tmp/nt.us | wc -l)
+	nin=$(awk '$1 > 0 && $1 <= 2100' /tmp/nt.us | wc -l)
+	diag "next timer: $nk of $ne idle exits on CPU 1 carry one, $nin within the sleeper's 2000 us; first: $(head -n 5 /tmp/nt.us | tr '\n' ' ')"
+	check "idle exits on CPU 1 carry a next timer ($nk of $ne)" [ "$nk" -gt 0 ]
+	check "next timers are within the sleeper's period ($nin of $nk)" [ "$((nin * 10))" -ge "$((nk * 9))" ]
+
 	stop_gov; r=$?
 	check "stop: govloader exits 0" [ $r = 0 ]
 	check "stop: state back to disabled" wait_for 5 is_state disabled
