@@ -105,12 +105,11 @@ __u64 timer_base[BPFGOV_MAX_CPUS] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 #define GOV_TIMER_BEFORE_TICK_STOP	0
 #endif
 
-/* The tick's hrtimer callback: tick_sched_timer before 6.9, then
- * tick_nohz_handler (6.9 gave the old tick_nohz_handler, the low-resolution
- * handler, a new name: it is never an hrtimer's function, so matching it
- * on older kernels matches nothing). Typeless: their addresses only. */
+/* The tick's hrtimer callback, tick_nohz_handler since 6.9 (before:
+ * tick_sched_timer, then tick_nohz_highres_handler), so on every kernel
+ * with sched_ext, the only reader (GOV_TIMER_BEFORE_TICK_STOP). Typeless:
+ * its address, from kallsyms. */
 extern const void tick_nohz_handler __ksym __weak;
-extern const void tick_sched_timer __ksym __weak;
 
 /* Learn @cpu's hrtimer_cpu_base from an expiring timer's base; called on
  * that CPU. Low-resolution mode does not keep expires_next: skip it. */
@@ -176,7 +175,7 @@ static __always_inline int gov_next_is_tick(__u64 base, __s64 t)
 {
 	struct hrtimer_cpu_base *cb = (void *)base;
 	struct hrtimer *h = NULL;
-	__u64 fn = 0, a = (__u64)&tick_nohz_handler, b = (__u64)&tick_sched_timer;
+	__u64 fn = 0, tick = (__u64)&tick_nohz_handler;
 	__s64 exp = 0;
 
 	if (bpf_ksym_exists(bpf_rdonly_cast)) {
@@ -191,7 +190,7 @@ static __always_inline int gov_next_is_tick(__u64 base, __s64 t)
 		    bpf_core_read(&exp, sizeof(exp), &h->node.expires))
 			return 0;
 	}
-	return fn && (fn == a || fn == b) && exp == t;
+	return tick && fn == tick && exp == t;
 }
 
 /* Absolute expiry of @cpu's next timer event, 0 when unknown. */
