@@ -67,6 +67,20 @@
 const volatile __u32 scx_nr_llcs = 1;
 const volatile __u32 scx_cpu_llc[BPFGOV_MAX_CPUS];
 const volatile __u32 scx_llc_nr_cpus[BPFGOV_MAX_LLCS];
+/*
+ * With more than one LLC: per LLC, "its DSQ may hold tasks", set by the
+ * enqueue that queues there, cleared by a CPU of another LLC before it
+ * looks (and set again when it took a task: more may wait).  A CPU going
+ * idle then looks only into the other LLCs' DSQs that may hold work, not
+ * into every one (a kfunc call each).  An enqueue between the clear and
+ * the look is seen by the look; one after it sets the flag again.  A
+ * CPU's own LLC is always looked at.  One cache line per LLC.
+ */
+struct llc_flag {
+	__u8 queued;
+	__u8 pad[63];
+};
+static struct llc_flag scx_llc_queued[BPFGOV_MAX_LLCS];
 /* One vtime-ordered DSQ per CPU for the tasks that can run only there. */
 #define PCPU_DSQ_BASE	0x100
 #define PCPU_DSQ(cpu)	(PCPU_DSQ_BASE + (u64)(cpu))
@@ -99,6 +113,7 @@ __u64 scx_nr_local;		/* direct dispatches to an idle CPU */
 __u64 scx_nr_shared;		/* enqueues to an LLC's vtime DSQ */
 __u64 scx_nr_kicks;		/* idle CPUs kicked for an LLC-DSQ task */
 __u64 scx_nr_stolen;		/* tasks taken from another LLC's DSQ */
+__u64 scx_nr_preempts;		/* running tasks preempted for a woken one */
 __u64 scx_nr_perf_sets;		/* scx_bpf_cpuperf_set calls */
 __u64 scx_nr_pinned;		/* enqueues to a CPU's own vtime DSQ */
 __u64 scx_nr_kept;		/* expired slices renewed: prev was first in vtime */
@@ -393,10 +408,35 @@ static __always_inline u64 weight_slice(const struct task_struct *p, u64 slice)
 	return slice < SLICE_MIN_NS ? SLICE_MIN_NS : slice;
 }
 
+/*
+ * A wake-up that found no idle CPU waits in a DSQ until some CPU's slice
+ * ends (up to SLICE_NS), where the default scheduler preempts a task that
+ * is further along.  Do the same for the task now running on @cpu, the
+ * CPU the woken task was placed on: when the woken task's vtime is more
+ * than SLICE_MIN_NS behind that task's, preempt it (the kernel then asks
+ * dispatch(), which weighs both).  Not the waker's own CPU: a waker often
+ * sleeps right after.
+ */
+static __always_inline void wake_preempt(s32 cpu, u64 vtime)
+{
+	struct task_struct *curr;
+
+	if (cpu == (s32)bpf_get_smp_processor_id())
+		return;
+	curr = __COMPAT_scx_bpf_cpu_curr(cpu);
+	if (!curr || !curr->pid)
+		return;
+	if (!vtime_before(vtime + SLICE_MIN_NS, curr->scx.dsq_vtime))
+		return;
+	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	__sync_fetch_and_add(&scx_nr_preempts, 1);
+}
+
 void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	__u32 llc;
-	s32 cpu;
+	s32 cpu, idle;
+	u64 vtime;
 
 	/*
 	 * Pinned: select_cpu() is not called for a task with one allowed
@@ -416,29 +456,39 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 			__sync_fetch_and_add(&scx_nr_local, 1);
 			return;
 		}
-		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), weight_slice(p, SLICE_NS), task_vtime(p), enq_flags);
+		vtime = task_vtime(p);
+		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), weight_slice(p, SLICE_NS), vtime, enq_flags);
 		scx_pcpu_queued[cpu_slot(cpu)] = 1;
 		__sync_fetch_and_add(&scx_nr_pinned, 1);
+		if (enq_flags & SCX_ENQ_WAKEUP)
+			wake_preempt(cpu, vtime);
 		return;
 	}
 
 	/* The DSQ of the LLC of the CPU the task was placed on (by
 	 * select_cpu(), or where it ran). */
-	llc = cpu_llc(task_cpu_of(p));
-	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), weight_slice(p, task_slice(llc)), task_vtime(p), enq_flags);
+	cpu = task_cpu_of(p);
+	llc = cpu_llc(cpu);
+	vtime = task_vtime(p);
+	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), weight_slice(p, task_slice(llc)), vtime, enq_flags);
 	__sync_fetch_and_add(&scx_nr_shared, 1);
+	if (scx_nr_llcs > 1 && !scx_llc_queued[llc].queued)
+		scx_llc_queued[llc].queued = 1;
 
 	/*
 	 * Tasks that did not pass through select_cpu (preempted, re-enqueued,
 	 * woken with a CPU already chosen) would otherwise wait for a busy
-	 * CPU's next dispatch while another CPU idles.
+	 * CPU's next dispatch while another CPU idles.  No CPU idle: a
+	 * woken task may preempt the one running where it was placed.
 	 */
-	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-	if (cpu >= 0) {
+	idle = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (idle >= 0) {
 		if (!scx_sched_only)
-			stamp_wake(cpu);
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			stamp_wake(idle);
+		scx_bpf_kick_cpu(idle, SCX_KICK_IDLE);
 		__sync_fetch_and_add(&scx_nr_kicks, 1);
+	} else if (enq_flags & SCX_ENQ_WAKEUP) {
+		wake_preempt(cpu, vtime);
 	}
 }
 
@@ -484,7 +534,12 @@ static __always_inline bool steal_llc(__u32 own)
 		llc = own + i;
 		if (llc >= scx_nr_llcs)
 			llc -= scx_nr_llcs;
+		llc &= BPFGOV_MAX_LLCS - 1;
+		if (!scx_llc_queued[llc].queued)
+			continue;
+		scx_llc_queued[llc].queued = 0;
 		if (scx_bpf_dsq_move_to_local(LLC_DSQ(llc), 0)) {
+			scx_llc_queued[llc].queued = 1;
 			__sync_fetch_and_add(&scx_nr_stolen, 1);
 			return true;
 		}

@@ -295,6 +295,7 @@ int scx_get_stats(struct scx_ctx *c, struct scx_stats *st)
 	st->nr_kept = c->skel->bss->scx_nr_kept;
 	st->nr_rescued = c->skel->bss->scx_nr_rescued;
 	st->nr_stolen = c->skel->bss->scx_nr_stolen;
+	st->nr_preempts = c->skel->bss->scx_nr_preempts;
 	return 0;
 }
 

@@ -87,7 +87,7 @@ int scx_ops_name(char *buf, size_t len);
 /* Counters kept by the BPF side, for `status`. */
 struct scx_stats {
 	unsigned long long nr_local, nr_shared, nr_kicks, nr_perf_sets, nr_pinned, nr_kept,
-			   nr_rescued, nr_stolen;
+			   nr_rescued, nr_stolen, nr_preempts;
 };
 int scx_get_stats(struct scx_ctx *c, struct scx_stats *st);
 /* Last-level-cache domains the scheduler queues by (one DSQ each). */
