@@ -118,7 +118,7 @@ out() {
 	kver=$(sed -n "s/.*# kernel \([^,]*\), .*groups:.*/\1/p" "${logs[0]}" | head -n1)
 	rounds=$(grep -E '^BR [0-9]+ ' "${logs[0]}" | awk '{ print $2 }' | sort -un | wc -l)
 	secs=$(sed -n 's/^# bench: [0-9]* rounds x \([0-9.]*\) s.*/\1/p' "${logs[0]}" | head -n1)
-	echo "Measured by \`make bench-vm VM_ICOUNT=1\` (kernel $kver, QEMU TCG with \`-icount shift=0,sleep=off\`, one boot per vCPU count; at 8 vCPUs two sockets of 4 cores, each its own last-level cache, and two NUMA nodes): the guest's clock advances 1 ns per instruction executed and skips the time when every vCPU idles, so the figures are path lengths, not times. $rounds rounds of ${secs:-?} s (${secs:-?} x 10^9 instructions) per workload and configuration, the configurations alternating (their order rotating); medians over the rounds, ratios to the default scheduler of the same boot. Pinned ping-pong repeats to a few parts in 10,000; where tasks are not pinned the result also depends on where the scheduler places them, which under counting flips between a few outcomes (rounds spread by up to 40 %)."
+	echo "Measured by \`make bench-vm VM_ICOUNT=1\` (kernel $kver, QEMU TCG with \`-icount shift=0,sleep=off\`, one boot per vCPU count; at 8 vCPUs two sockets of 4 cores, each its own last-level cache, and two NUMA nodes): the guest's clock advances 1 ns per instruction executed and skips the time when every vCPU idles, so the figures are path lengths, not times. $rounds rounds of ${secs:-?} s (${secs:-?} x 10^9 instructions) per workload and configuration (the wake-up workloads three times as long), the configurations alternating (their order rotating); medians over the rounds, ratios to the default scheduler of the same boot. Pinned ping-pong repeats to a few parts in 10,000; where tasks are not pinned the result also depends on where the scheduler places them, which under counting flips between a few outcomes (rounds spread by up to 40 %)."
 	echo
 	for log in "${logs[@]}"; do
 		s=$(summary "$log"); n=$(ncpu_of "$log")
@@ -171,7 +171,7 @@ out() {
 	row_goal "wake-up p99 ≤ 1.1× default, 100 % load" g_w100
 	row_goal "nice 0 : 10 share within 10 % of 9.31" g_nice
 	row_goal "cpu.weight 400 : 100 share within 10 % of 4" g_cg
-	row_goal "loader ≤ 1 % of one CPU under every workload (worst)" g_loader
+	row_goal "loader ≤ 1 % of one CPU under every workload (worst mean over the rounds)" g_loader
 	if [ ${#before[@]} -gt 0 ]; then
 		echo
 		echo "Before / after (bpfgov / default, each ratio to the default scheduler of its own boot; wake-up: p99 ratio):"

@@ -4,11 +4,13 @@
 #
 #   make check-vm        build, boot the trixie-backports kernel (sched_ext)
 #                        under QEMU/TCG, run tests/vm/guest-tests.sh
-#   make bench-vm        only the default-vs-bpfgov throughput comparison
+#   make bench-vm        the scheduler comparison (default, bpfgov, scx_simple,
+#                        scx_flatcg), one boot per vCPU count of VM_SMP
 #   make vm-kernel       fetch/cache the VM kernel in $(BUILD)/vm
 #   make vmlinux-h       regenerate vmlinux/x86/vmlinux.h from that kernel
 #
-# VM_TIMEOUT bounds one VM run (seconds); VM_GROUPS picks guest test groups
+# VM_TIMEOUT bounds one VM run (seconds); VM_SMP sets the vCPUs (check-vm:
+# one count, default 2; bench-vm: a list, default 2,4,8); VM_GROUPS picks guest test groups
 # (smoke scx error stress partial bench; default: scx error stress partial);
 # BENCH_ROUNDS / BENCH_SECS size the bench, BENCH_GOVOPT adds options to
 # its `govloader start`.
