@@ -6,18 +6,21 @@
  * by the kernel's idle-CPU picker (scx_bpf_select_cpu_dfl); when that found
  * an idle CPU the task goes straight to the CPU's local DSQ (per-CPU
  * dispatch first).  A task that can only run on a busy CPU waits in that
- * CPU's own vtime DSQ; everything else goes to one shared DSQ ordered by
- * vtime, which every CPU drains in dispatch().  At a slice end dispatch()
- * weighs the task that ran (still runnable) against the first task of
- * either DSQ, so weights hold on one CPU.  A task's vtime advances by
+ * CPU's own vtime DSQ; everything else goes to the vtime-ordered DSQ of
+ * the last-level cache (LLC) of the CPU it was placed on.  A CPU drains
+ * its own LLC's DSQ in dispatch(), and steals from the other LLCs' only
+ * when its own is empty, so tasks stay near their caches while no CPU
+ * idles with work queued.  At a slice end dispatch() weighs the task that
+ * ran (still runnable) against the first task of the CPU's own DSQ and
+ * its LLC's, so weights hold on one CPU.  A task's vtime advances by
  * the time it actually ran, scaled by 100/weight (its nice weight times
  * its cgroup's flattened cpu.weight, once some cgroup's differs from
  * 100), bounded so that no weight starves a task past the watchdog, and a task that slept is
  * never further behind than one slice of the global vtime clock, so
  * sleepers get a bounded head start and nothing starves behind them: the
- * watchdog sees every runnable task run within a few slices.  When the shared queue holds
- * more than one task per CPU the slice shrinks, so latency stays bounded
- * under overload.
+ * watchdog sees every runnable task run within a few slices.  When an LLC's queue holds
+ * more than one task per CPU of the LLC the slice shrinks, so latency
+ * stays bounded under overload.
  *
  * Governing: the same policy core as tracepoint mode (bpfgov_policy.h via
  * bpfgov_common.bpf.h).  With every task on sched_ext, the scheduler's own
@@ -38,7 +41,7 @@
  * Placement of pinned tasks: a task that can only run on one CPU never
  * goes through select_cpu(); when its CPU is idle it is inserted straight
  * into that CPU's local DSQ from enqueue() (the kernel then wakes the CPU),
- * instead of the shared queue plus a kick.  A cross-CPU ping-pong between
+ * instead of an LLC's queue plus a kick.  A cross-CPU ping-pong between
  * two pinned threads thus costs one wake-up per hop, as under the default
  * scheduler.
  *
@@ -54,7 +57,30 @@
 
 /* LICENSE comes from bpfgov_common.bpf.h. */
 
-#define SHARED_DSQ	0
+/*
+ * One vtime-ordered DSQ per last-level cache: DSQ id = the LLC's index
+ * (0 .. scx_nr_llcs - 1, at most BPFGOV_MAX_LLCS).  The loader reads
+ * which LLC each CPU shares from sysfs (user/topo.c) and sets the map
+ * below before load; without it, every CPU is in LLC 0: one shared DSQ.
+ */
+#define LLC_DSQ(llc)	((u64)(llc))
+const volatile __u32 scx_nr_llcs = 1;
+const volatile __u32 scx_cpu_llc[BPFGOV_MAX_CPUS];
+const volatile __u32 scx_llc_nr_cpus[BPFGOV_MAX_LLCS];
+/*
+ * With more than one LLC: per LLC, "its DSQ may hold tasks", set by the
+ * enqueue that queues there, cleared by a CPU of another LLC before it
+ * looks (and set again when it took a task: more may wait).  A CPU going
+ * idle then looks only into the other LLCs' DSQs that may hold work, not
+ * into every one (a kfunc call each).  An enqueue between the clear and
+ * the look is seen by the look; one after it sets the flag again.  A
+ * CPU's own LLC is always looked at.  One cache line per LLC.
+ */
+struct llc_flag {
+	__u8 queued;
+	__u8 pad[63];
+};
+static struct llc_flag scx_llc_queued[BPFGOV_MAX_LLCS];
 /* One vtime-ordered DSQ per CPU for the tasks that can run only there. */
 #define PCPU_DSQ_BASE	0x100
 #define PCPU_DSQ(cpu)	(PCPU_DSQ_BASE + (u64)(cpu))
@@ -84,8 +110,10 @@ UEI_DEFINE(uei);
 /* Counters the loader prints; not per-CPU: contention is irrelevant next to
  * the cost of a context switch under TCG, and races only lose counts. */
 __u64 scx_nr_local;		/* direct dispatches to an idle CPU */
-__u64 scx_nr_shared;		/* enqueues to the shared vtime DSQ */
-__u64 scx_nr_kicks;		/* idle CPUs kicked for a shared-DSQ task */
+__u64 scx_nr_shared;		/* enqueues to an LLC's vtime DSQ */
+__u64 scx_nr_kicks;		/* idle CPUs kicked for an LLC-DSQ task */
+__u64 scx_nr_stolen;		/* tasks taken from another LLC's DSQ */
+__u64 scx_nr_preempts;		/* running tasks preempted for a woken one */
 __u64 scx_nr_perf_sets;		/* scx_bpf_cpuperf_set calls */
 __u64 scx_nr_pinned;		/* enqueues to a CPU's own vtime DSQ */
 __u64 scx_nr_kept;		/* expired slices renewed: prev was first in vtime */
@@ -271,13 +299,21 @@ static __always_inline bool vtime_before(u64 a, u64 b)
 	return (s64)(a - b) < 0;
 }
 
-/* Shorter slices when more tasks wait than there are CPUs. */
-static __always_inline u64 task_slice(void)
+/* @cpu's LLC index, bounded for the verifier. */
+static __always_inline __u32 cpu_llc(s32 cpu)
 {
-	s32 queued = scx_bpf_dsq_nr_queued(SHARED_DSQ);
+	return scx_cpu_llc[cpu_slot(cpu)] & (BPFGOV_MAX_LLCS - 1);
+}
+
+/* Shorter slices when more tasks wait in LLC @llc than it has CPUs. */
+static __always_inline u64 task_slice(__u32 llc)
+{
+	s32 queued = scx_bpf_dsq_nr_queued(LLC_DSQ(llc));
 	u64 n;
 
-	n = nr_cpus ? nr_cpus : 1;
+	n = scx_llc_nr_cpus[llc & (BPFGOV_MAX_LLCS - 1)];
+	if (!n)
+		n = nr_cpus ? nr_cpus : 1;
 	if (queued <= (s32)n)
 		return SLICE_NS;
 	n = SLICE_NS * n / (u64)queued;
@@ -372,9 +408,35 @@ static __always_inline u64 weight_slice(const struct task_struct *p, u64 slice)
 	return slice < SLICE_MIN_NS ? SLICE_MIN_NS : slice;
 }
 
+/*
+ * A wake-up that found no idle CPU waits in a DSQ until some CPU's slice
+ * ends (up to SLICE_NS), where the default scheduler preempts a task that
+ * is further along.  Do the same for the task now running on @cpu, the
+ * CPU the woken task was placed on: when the woken task's vtime is more
+ * than SLICE_MIN_NS behind that task's, preempt it (the kernel then asks
+ * dispatch(), which weighs both).  Not the waker's own CPU: a waker often
+ * sleeps right after.
+ */
+static __always_inline void wake_preempt(s32 cpu, u64 vtime)
+{
+	struct task_struct *curr;
+
+	if (cpu == (s32)bpf_get_smp_processor_id())
+		return;
+	curr = __COMPAT_scx_bpf_cpu_curr(cpu);
+	if (!curr || !curr->pid)
+		return;
+	if (!vtime_before(vtime + SLICE_MIN_NS, curr->scx.dsq_vtime))
+		return;
+	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
+	__sync_fetch_and_add(&scx_nr_preempts, 1);
+}
+
 void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 {
-	s32 cpu;
+	__u32 llc;
+	s32 cpu, idle;
+	u64 vtime;
 
 	/*
 	 * Pinned: select_cpu() is not called for a task with one allowed
@@ -383,7 +445,7 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	 * CPU's own vtime DSQ, where it waits in weighted order with the
 	 * other tasks pinned there (the local DSQ is FIFO: weights would not
 	 * count there), and dispatch() weighs that DSQ's first task against
-	 * the shared DSQ's.  Its only CPU is busy: nothing to kick.
+	 * its LLC DSQ's.  Its only CPU is busy: nothing to kick.
 	 */
 	if (p->nr_cpus_allowed == 1) {
 		cpu = task_cpu_of(p);
@@ -394,26 +456,39 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 			__sync_fetch_and_add(&scx_nr_local, 1);
 			return;
 		}
-		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), weight_slice(p, SLICE_NS), task_vtime(p), enq_flags);
+		vtime = task_vtime(p);
+		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), weight_slice(p, SLICE_NS), vtime, enq_flags);
 		scx_pcpu_queued[cpu_slot(cpu)] = 1;
 		__sync_fetch_and_add(&scx_nr_pinned, 1);
+		if (enq_flags & SCX_ENQ_WAKEUP)
+			wake_preempt(cpu, vtime);
 		return;
 	}
 
-	scx_bpf_dsq_insert_vtime(p, SHARED_DSQ, weight_slice(p, task_slice()), task_vtime(p), enq_flags);
+	/* The DSQ of the LLC of the CPU the task was placed on (by
+	 * select_cpu(), or where it ran). */
+	cpu = task_cpu_of(p);
+	llc = cpu_llc(cpu);
+	vtime = task_vtime(p);
+	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), weight_slice(p, task_slice(llc)), vtime, enq_flags);
 	__sync_fetch_and_add(&scx_nr_shared, 1);
+	if (scx_nr_llcs > 1 && !scx_llc_queued[llc].queued)
+		scx_llc_queued[llc].queued = 1;
 
 	/*
 	 * Tasks that did not pass through select_cpu (preempted, re-enqueued,
 	 * woken with a CPU already chosen) would otherwise wait for a busy
-	 * CPU's next dispatch while another CPU idles.
+	 * CPU's next dispatch while another CPU idles.  No CPU idle: a
+	 * woken task may preempt the one running where it was placed.
 	 */
-	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-	if (cpu >= 0) {
+	idle = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (idle >= 0) {
 		if (!scx_sched_only)
-			stamp_wake(cpu);
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+			stamp_wake(idle);
+		scx_bpf_kick_cpu(idle, SCX_KICK_IDLE);
 		__sync_fetch_and_add(&scx_nr_kicks, 1);
+	} else if (enq_flags & SCX_ENQ_WAKEUP) {
+		wake_preempt(cpu, vtime);
 	}
 }
 
@@ -447,6 +522,31 @@ static __always_inline bool dsq_first(u64 dsq_id, u64 *v)
 
 enum { PICK_NONE, PICK_PCPU, PICK_SHARED };
 
+/* Own LLC's DSQ empty: the first task of another LLC's DSQ that may run
+ * here, the nearest LLC index first.  One LLC: nothing to look at. */
+static __always_inline bool steal_llc(__u32 own)
+{
+	__u32 i, llc;
+
+	if (scx_nr_llcs <= 1)
+		return false;
+	bpf_for(i, 1, scx_nr_llcs) {
+		llc = own + i;
+		if (llc >= scx_nr_llcs)
+			llc -= scx_nr_llcs;
+		llc &= BPFGOV_MAX_LLCS - 1;
+		if (!scx_llc_queued[llc].queued)
+			continue;
+		scx_llc_queued[llc].queued = 0;
+		if (scx_bpf_dsq_move_to_local(LLC_DSQ(llc), 0)) {
+			scx_llc_queued[llc].queued = 1;
+			__sync_fetch_and_add(&scx_nr_stolen, 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The last task of @dsq_id, when it has waited STARVE_JIFFIES since it
  * last ran and may run here: to this CPU's local DSQ, with the vtime of
  * the first one (@v_first), so that running out of order does not pull
@@ -474,15 +574,16 @@ static __always_inline bool rescue_starved(u64 dsq_id, s32 cpu, u64 v_first)
  * Weighted order across the places a CPU takes work from: prev, when its
  * slice ran out and it is still runnable (the kernel asks dispatch()
  * before it puts prev back: pulling whatever waits would hand out slices
- * in turn, whatever the weights), the CPU's own DSQ and the shared one.
- * The lowest vtime runs; prev by renewing its slice.  Returns whether the
- * CPU has something to run (prev kept by the kernel included).
+ * in turn, whatever the weights), the CPU's own DSQ and its LLC's.  The
+ * lowest vtime runs; prev by renewing its slice.  Other LLCs' DSQs only
+ * when nothing here can run.  Returns whether the CPU has something to
+ * run (prev kept by the kernel included).
  */
 static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev, bool keep)
 {
-	__u32 idx = cpu_slot(cpu);
+	__u32 idx = cpu_slot(cpu), llc = cpu_llc(cpu);
 	u64 v_pcpu = 0, v_shared = 0, v_first;
-	bool shared = dsq_first(SHARED_DSQ, &v_shared), pcpu = false;
+	bool shared = dsq_first(LLC_DSQ(llc), &v_shared), pcpu = false;
 	int best;
 
 	if (scx_pcpu_queued[idx]) {
@@ -491,7 +592,7 @@ static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev,
 			if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
 				return true;
 			scx_pcpu_queued[idx] = 0;
-			return false;
+			return steal_llc(llc);
 		}
 		pcpu = dsq_first(PCPU_DSQ(cpu), &v_pcpu);
 		if (!pcpu)
@@ -499,7 +600,7 @@ static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev,
 	}
 	/* Whatever the weights, nobody waits for ever. */
 	if ((pcpu && rescue_starved(PCPU_DSQ(cpu), cpu, v_pcpu)) ||
-	    (shared && rescue_starved(SHARED_DSQ, cpu, v_shared))) {
+	    (shared && rescue_starved(LLC_DSQ(llc), cpu, v_shared))) {
 		scx_keep_row[idx] = 0;
 		return true;
 	}
@@ -535,16 +636,17 @@ static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev,
 			return true;
 		scx_pcpu_queued[idx] = 0;
 	}
-	/* The shared DSQ's first task may not be allowed here: then a later
+	/* The LLC DSQ's first task may not be allowed here: then a later
 	 * one, else the CPU's own DSQ. */
-	if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+	if (scx_bpf_dsq_move_to_local(LLC_DSQ(llc), 0))
 		return true;
 	if (scx_pcpu_queued[idx]) {
 		if (scx_bpf_dsq_move_to_local(PCPU_DSQ(cpu), 0))
 			return true;
 		scx_pcpu_queued[idx] = 0;
 	}
-	return keep;
+	/* prev goes on; else another LLC's work. */
+	return keep || steal_llc(llc);
 }
 
 void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
@@ -553,11 +655,13 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 	bool keep = prev && (prev->scx.flags & SCX_TASK_QUEUED);
 
 	/* The common case (a CPU whose task slept, nothing pinned waiting
-	 * here) takes one look at the shared DSQ; else weigh prev and both
-	 * DSQs.  With nothing else to run, the kernel keeps a runnable prev
-	 * with a refilled slice. */
+	 * here) takes one look at its LLC's DSQ, then the other LLCs'; else
+	 * weigh prev and both DSQs.  With nothing else to run, the kernel
+	 * keeps a runnable prev with a refilled slice. */
 	if (!keep && !scx_pcpu_queued[cpu_slot(cpu)]) {
-		if (scx_bpf_dsq_move_to_local(SHARED_DSQ, 0))
+		__u32 llc = cpu_llc(cpu);
+
+		if (scx_bpf_dsq_move_to_local(LLC_DSQ(llc), 0) || steal_llc(llc))
 			return;
 	} else if (dispatch_weighted(cpu, prev, keep)) {
 		return;
@@ -733,9 +837,14 @@ void BPF_STRUCT_OPS(bpfgov_cgroup_set_weight, struct cgroup *cg, u32 weight)
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(bpfgov_init)
 {
-	s32 err = scx_bpf_create_dsq(SHARED_DSQ, -1);
+	s32 err = 0;
 	u32 i;
 
+	bpf_for(i, 0, scx_nr_llcs) {
+		if (err || i >= BPFGOV_MAX_LLCS)
+			break;
+		err = scx_bpf_create_dsq(LLC_DSQ(i), -1);
+	}
 	bpf_for(i, 0, nr_cpus) {
 		if (err)
 			break;

@@ -17,6 +17,7 @@
 #define BPFGOV_NAME		"bpfgov"
 #define BPFGOV_MAX_CPUS		256	/* map sizes are cut to the real count at load */
 #define BPFGOV_MAX_STATES	8	/* idle states (and history bins) per CPU */
+#define BPFGOV_MAX_LLCS		64	/* sched_ext: last-level-cache domains (power of two) */
 #define BPFGOV_SCALE		1024	/* util / floor scale, like the scheduler's */
 #define BPFGOV_NO_STATE		0xffffffffu
 

@@ -274,6 +274,8 @@ int load_bpf(struct gov *g)
 	status_req_watch(g);
 	pr_info("%s mode attached on %d CPUs; maps pinned under %s\n", mode_name(g->mode),
 		g->nr_cpus, g->o->pin_root);
+	if (g->scx)
+		pr_info("scheduler: one run queue per last-level cache, %u\n", scx_nr_llcs(g->scx));
 	if (!g->o->no_idle && !act_idle_available(g->act))
 		pr_warn("no per-CPU PM QoS files under %s: idle picks are not applied\n",
 			g->o->sysfs_root);

@@ -29,6 +29,7 @@
 #include <scx/common.h>
 #include "scx.h"
 #include "bpfgov.h"		/* the types of the skeleton's globals */
+#include "topo.h"
 #include "util.h"
 #include "bpfgov_scx.skel.h"
 
@@ -120,6 +121,15 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 	/* the idle table's length (0: the largest), a constant the verifier knows */
 	c->skel->rodata->pol_nr_states_ro = o->nr_states ? o->nr_states : BPFGOV_MAX_STATES;
 	bpf_map__set_max_entries(c->skel->maps.cpu_state, ncpu);
+	/* One vtime DSQ per last-level cache: which CPU shares which. */
+	{
+		__u32 *llc = c->skel->rodata->scx_cpu_llc;
+		unsigned int n = ncpu < BPFGOV_MAX_CPUS ? ncpu : BPFGOV_MAX_CPUS;
+
+		c->skel->rodata->scx_nr_llcs = topo_llc_map(o->topo_root, n, llc, BPFGOV_MAX_LLCS);
+		for (unsigned int i = 0; i < n; i++)
+			c->skel->rodata->scx_llc_nr_cpus[llc[i]]++;
+	}
 	c->skel->rodata->scx_sched_only = o->sched_only;
 	/* Nothing governed: no next timer to learn. */
 	if (o->sched_only)
@@ -297,7 +307,14 @@ int scx_get_stats(struct scx_ctx *c, struct scx_stats *st)
 	st->nr_pinned = c->skel->bss->scx_nr_pinned;
 	st->nr_kept = c->skel->bss->scx_nr_kept;
 	st->nr_rescued = c->skel->bss->scx_nr_rescued;
+	st->nr_stolen = c->skel->bss->scx_nr_stolen;
+	st->nr_preempts = c->skel->bss->scx_nr_preempts;
 	return 0;
+}
+
+unsigned int scx_nr_llcs(struct scx_ctx *c)
+{
+	return c && c->skel && c->skel->rodata ? c->skel->rodata->scx_nr_llcs : 0;
 }
 
 const char *scx_exit_kind_name(int kind)

@@ -41,6 +41,8 @@ struct scx_opts {
 	bool sched_only;	/* bench/test only: schedule, do not govern */
 	unsigned int nr_states;	/* idle states of the machine's table (0: the
 				 * largest table); a rodata constant */
+	const char *topo_root;	/* sysfs root the CPU -> last-level cache map
+				 * is read from (NULL: "/sys"; user/topo.c) */
 };
 
 struct scx_exit {
@@ -97,8 +99,10 @@ int scx_ops_name(char *buf, size_t len);
 /* Counters kept by the BPF side, for `status`. */
 struct scx_stats {
 	unsigned long long nr_local, nr_shared, nr_kicks, nr_perf_sets, nr_pinned, nr_kept,
-			   nr_rescued;
+			   nr_rescued, nr_stolen, nr_preempts;
 };
 int scx_get_stats(struct scx_ctx *c, struct scx_stats *st);
+/* Last-level-cache domains the scheduler queues by (one DSQ each). */
+unsigned int scx_nr_llcs(struct scx_ctx *c);
 
 #endif /* __BPFGOV_SCX_H */

@@ -16,12 +16,23 @@
 #   sched-only  bpfgov's scheduler with the governor hooks off (scx-smoke
 #               --sched-only): what the scheduling policy alone costs
 #   simple      the kernel's tools/sched_ext/scx_simple (when built)
-# Workloads (BENCH_SECS each):
+#   flatcg      the kernel's tools/sched_ext/scx_flatcg (when built)
+# Workloads (BENCH_SECS each; default: pin unpin pipe msg wake50 wake100
+# nice cgroup):
 #   pin         ping-pong pinned to CPU 0 / CPU 1, 0 us work (loops/s)
 #   unpin       ping-pong, unpinned (loops/s)
+#   pipe        perf bench sched pipe's measure: two processes (round trips/s)
+#   msg         hackbench-style messaging, one group of 4 senders and 4
+#               receivers per two CPUs (messages/s)
+#   wake50, wake100  schbench-style wake-up latency (p50/p99 us): a timer
+#               wakes 4 workers every 2 ms while busy threads load half /
+#               all of the CPUs (3 x BENCH_SECS)
+#   nice        two hogs on CPU 1 at nice 0 and nice 10: CPU time ratio
+#               (weights 1024 : 110)
+#   cgroup      two hogs on CPU 1 in cgroups of cpu.weight 400 and 100:
+#               CPU time ratio
 #   threads     8 threads, short work chunks and sleeps (chunks/s)
-#   wake        schbench-style timed wake-up (p50/p99 us)
-#   pipe        perf bench sched pipe (ops/s), when perf is in the image
+#   wake        schbench-style timed wake-up, idle machine (p50/p99 us)
 #   hackbench   hackbench -g 2 -l 200 (seconds), when present
 # trace-stop, trace-nort and trace-states only run `pin`,
 # sched-only runs pin, unpin, threads and wake.
@@ -31,6 +42,9 @@
 #   BL <config> <workload> <loader cpu %> <decisions/s> <decisions/s/cpu>
 #   BS <config> <program> <ns/call> <calls>
 S=$BENCH_SECS
+# The wake-up tails (p99) run three times as long: a p99 of 1 s holds the
+# 20 slowest of 2000 wake-ups, and rare long waits move it by multiples.
+WS=$(awk -v s="$S" 'BEGIN { print s * 3 }')
 NCPU=$(nproc)
 HZ=100	# USER_HZ: /proc/PID/stat times
 
@@ -58,8 +72,12 @@ run_workload() {
 	unpin)	v=$($BENCH pingpong $S | awk '{print $2}') ;;
 	threads) v=$($BENCH threads 8 $S | awk '{print $2}') ;;
 	wake)	v=$($BENCH wakelat $S | awk '{print $2, $3}') ;;
-	pipe)	v=$(/bin/perf bench sched pipe -T -l 20000 2>/dev/null |
-			sed -n 's/^ *\([0-9]*\) ops\/sec.*/\1/p') ;;
+	pipe)	v=$($BENCH pipe $S | awk '{print $2}') ;;
+	msg)	v=$($BENCH msg $(( NCPU / 2 > 0 ? NCPU / 2 : 1 )) $S | awk '{print $2}') ;;
+	wake50)	v=$($BENCH wakeload $WS $(( NCPU / 2 )) | awk '{print $2, $3}') ;;
+	wake100) v=$($BENCH wakeload $WS $NCPU | awk '{print $2, $3}') ;;
+	nice)	v=$($BENCH share $S 1 nice:0 nice:10 | awk '{print $4}') ;;
+	cgroup)	v=$($BENCH share $S 1 cg:$BCG/hi cg:$BCG/lo | awk '{print $4}') ;;
 	hackbench) v=$(/bin/hackbench -g 2 -l 200 2>/dev/null | sed -n 's/^Time: *//p') ;;
 	esac
 	echo "BR $2 $1 $3 ${v:-0}"
@@ -84,10 +102,20 @@ measure() {
 	done
 }
 
-WL="pin unpin threads wake"
-have perf && WL="$WL pipe"
-have hackbench && WL="$WL hackbench"
+WL="pin unpin pipe msg wake50 wake100 nice cgroup"
 [ -n "${BENCH_WORKLOADS:-}" ] && WL=$BENCH_WORKLOADS
+# cgroup: two cgroups of cpu.weight 400 and 100 (no cpu controller: the
+# workload is dropped).
+BCG=/sys/fs/cgroup/bench
+case " $WL " in *" cgroup "*)
+	echo +cpu > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	mkdir -p $BCG/hi $BCG/lo
+	echo +cpu > $BCG/cgroup.subtree_control 2>/dev/null
+	if ! { echo 400 > $BCG/hi/cpu.weight && echo 100 > $BCG/lo/cpu.weight; } 2>/dev/null; then
+		diag "bench: no cgroup2 cpu controller: cgroup shares not measured"
+		WL=$(echo " $WL " | sed 's/ cgroup / /')
+	fi ;;
+esac
 # sched-only: our own workloads (pin unpin threads wake) among those chosen.
 SO_WL=
 for w in $WL; do case $w in pin|unpin|threads|wake) SO_WL="$SO_WL $w" ;; esac; done
@@ -128,8 +156,8 @@ start_trace_states() {
 	start_trace --sysfs-root $IDLESYS
 }
 
-start_simple() {
-	/bin/scx_simple > /tmp/simple.log 2>&1 &
+start_simple() { # [NAME]: scx_simple, or another of the kernel's examples
+	/bin/${1:-scx_simple} > /tmp/simple.log 2>&1 &
 	spid=$!
 	wait_for 60 sh -c "[ \"\$(cat $SCX/state)\" = enabled ] || ! kill -0 $spid"
 	[ "$(state)" = enabled ]
@@ -169,6 +197,12 @@ bench_config() { # CONFIG ROUND
 			measure simple $2 $WL
 			kill -INT $spid; wait $spid; wait_for 5 is_state disabled
 		else nok "bench: scx_simple attach"; sed 's/^/#   /' /tmp/simple.log | tail -n 20; fi ;;
+	flatcg)
+		have scx_flatcg || return 0
+		if start_simple scx_flatcg; then
+			measure flatcg $2 $WL
+			kill -INT $spid; wait $spid; wait_for 5 is_state disabled
+		else nok "bench: scx_flatcg attach"; sed 's/^/#   /' /tmp/simple.log | tail -n 20; fi ;;
 	esac
 	diag "round $2 $1 done at $(now) s"
 }
@@ -187,8 +221,11 @@ bpf_cost() { # CONFIG WORKLOAD
 			printf "BS %s %s:%s %.0f %d\n", cfg, $1, w, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' /tmp/bs0 /tmp/bs1
 }
 
-CONFIGS=${BENCH_CONFIGS:-default trace trace-stop trace-nort trace-states scx sched-only simple}
+CONFIGS=${BENCH_CONFIGS:-default scx simple flatcg}
 echo "# bench: $BENCH_ROUNDS rounds x $S s, workloads: $WL, configurations: $CONFIGS"
+# The topology the scheduler sees: CPUs, last-level caches, NUMA nodes.
+llcs=$(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | tr '\n' ' ')
+diag "bench: $NCPU CPUs, LLCs (shared_cpu_list): ${llcs:-none}, NUMA nodes: $(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
 # The clock source prices every clock read, the kernel's and the programs'
 # (bpf_ktime_get_ns): an emulated device's is an exit to the emulator.
 CS=/sys/devices/system/clocksource/clocksource0
@@ -218,7 +255,7 @@ if in_configs scx && start_gov $BENCH_GOVOPT; then
 	bpf_cost scx pin; bpf_cost scx threads; stop_gov; wait_for 5 is_state disabled
 fi
 # The scheduler alone, for the governor's share of each hook.
-if in_configs sched-only; then
+if in_configs sched-only || in_configs scx; then
 	/bin/scx-smoke --sched-only --seconds 600 > /tmp/smoke-bench.out 2>&1 &
 	spid=$!
 	wait_for 60 is_enabled_bpfgov && bpf_cost sched-only pin

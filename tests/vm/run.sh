@@ -19,6 +19,19 @@ kernel=
 initrd=$BUILD/vm/initrd.cpio
 log=$BUILD/vm/check-vm.log
 mem=${VM_MEM:-1024}
+# VM_SMP: vCPUs (default 2).  From 8 on (an even count), two sockets, each
+# its own last-level cache, and two NUMA nodes of half the memory each.
+smp=${VM_SMP:-2}
+topo=(-smp "$smp" -m "$mem")
+if [ "$smp" -ge 8 ] && [ $((smp % 2)) = 0 ]; then
+	half=$((smp / 2))
+	mem=$(( (mem + 1) / 2 * 2 ))
+	topo=(-smp "$smp,sockets=2,cores=$half,threads=1" -m "$mem"
+	      -object "memory-backend-ram,id=m0,size=$((mem / 2))M"
+	      -object "memory-backend-ram,id=m1,size=$((mem / 2))M"
+	      -numa "node,nodeid=0,cpus=0-$((half - 1)),memdev=m0"
+	      -numa "node,nodeid=1,cpus=$half-$((smp - 1)),memdev=m1")
+fi
 guest_args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,7 +62,7 @@ mkdir -p "$(dirname "$log")"
 # Single-threaded TCG.  With multi-threaded TCG the guest oopses now and
 # then on an int3 in code the kernel is live-patching (static keys flip on
 # every sched_ext enable/disable, and at boot): cross-vCPU code patching is
-# not coherent there.  One host thread for both vCPUs avoids that race.
+# not coherent there.  One host thread for all vCPUs avoids that race.
 accel=${VM_ACCEL:-tcg,thread=single}
 # VM_ICOUNT=1: instruction counting (TCG only). The guest's clock then
 # advances one nanosecond per instruction executed and jumps over time
@@ -62,12 +75,12 @@ icount=()
 # patching kernel text, before our /init runs).  That is QEMU/TCG, not
 # bpfgov: boot again, but only when the guest tests never started.
 for attempt in $(seq 1 "${VM_BOOTS:-3}"); do
-	echo "run.sh: qemu $accel${icount:+ ${icount[*]}}, 2 vCPUs, ${mem} MiB, timeout ${timeout_s}s, log $log (boot $attempt)"
+	echo "run.sh: qemu $accel${icount:+ ${icount[*]}}, -smp ${topo[1]}, ${mem} MiB, timeout ${timeout_s}s, log $log (boot $attempt)"
 	start=$(date +%s)
 	# The serial console ends lines with CR LF; strip the CR so summary
 	# lines are plain.  stdin is /dev/null: qemu must not read the
 	# caller's terminal.
-	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu "${VM_CPU:-max}" -smp 2 -m "$mem" ${VM_QEMU_OPTS:-} \
+	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu "${VM_CPU:-max}" "${topo[@]}" ${VM_QEMU_OPTS:-} \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		-nographic -no-reboot -nodefaults -serial stdio -monitor none \
 		< /dev/null 2>&1 | sed -u 's/\r//g' | tee "$log"

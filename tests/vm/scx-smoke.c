@@ -271,9 +271,10 @@ int main(int argc, char **argv)
 	       nr_kind[BPFGOV_EV_IDLE_EXIT], nr_kind[BPFGOV_EV_BUSY],
 	       nr_kind[BPFGOV_EV_WAKE_LAT], nr_kind[BPFGOV_EV_EXIT]);
 	if (!scx_get_stats(c, &stats))
-		printf("stats local=%llu shared=%llu kicks=%llu perf_sets=%llu pinned=%llu kept=%llu rescued=%llu\n",
+		printf("stats local=%llu shared=%llu kicks=%llu perf_sets=%llu pinned=%llu kept=%llu rescued=%llu stolen=%llu preempts=%llu llcs=%u\n",
 		       stats.nr_local, stats.nr_shared, stats.nr_kicks, stats.nr_perf_sets,
-		       stats.nr_pinned, stats.nr_kept, stats.nr_rescued);
+		       stats.nr_pinned, stats.nr_kept, stats.nr_rescued, stats.nr_stolen, stats.nr_preempts,
+		       scx_nr_llcs(c));
 	if (ejected) {
 		scx_format_exit(&ex, buf, sizeof(buf));
 		scx_state(st, sizeof(st));

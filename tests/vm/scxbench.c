@@ -12,6 +12,22 @@
  *                                  sleeping worker, which measures how
  *                                  late it runs; prints
  *                                  "wakelat <p50 us> <p99 us> <samples>"
+ *   scxbench pipe SECS             perf bench sched pipe's measure: two
+ *                                  processes pass a word over two pipes;
+ *                                  prints "pipe <round trips/s>"
+ *   scxbench msg GROUPS SECS       hackbench-style messaging: each group has
+ *                                  MSG_SENDERS sender and MSG_RECEIVERS
+ *                                  receiver threads, every sender writes
+ *                                  100-byte messages to every receiver of
+ *                                  its group over socketpairs; prints
+ *                                  "msg <messages/s>"
+ *   scxbench wakeload SECS HOGS    schbench-style wake-up latency under
+ *                                  load: HOGS busy threads, and a timer
+ *                                  thread that every WL_PERIOD_US stamps
+ *                                  the time and wakes WL_WORKERS sleeping
+ *                                  workers, each of which measures how late
+ *                                  it runs; prints "wakeload <p50 us>
+ *                                  <p99 us> <samples>"
  *   scxbench threads N SECS        N threads each run short work chunks and
  *                                  sleep briefly every few chunks (lots of
  *                                  wakeups and migrations); prints
@@ -46,6 +62,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -342,9 +359,226 @@ static int do_share(double secs, int cpu, int n, char **spec)
 	return 0;
 }
 
+/* pipe: two processes, one word each way per round trip. */
+static int do_pipe(double secs)
+{
+	int a[2], b[2], v = 0;
+	unsigned long loops = 0;
+	double t0, t1;
+	pid_t pid;
+
+	if (pipe(a) || pipe(b)) {
+		perror("pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		while (read(a[0], &v, sizeof(v)) == sizeof(v) && v >= 0)
+			if (write(b[1], &v, sizeof(v)) != sizeof(v))
+				break;
+		_exit(0);
+	}
+	t0 = now_s();
+	do {
+		for (int i = 0; i < 256; i++) {
+			if (write(a[1], &v, sizeof(v)) != sizeof(v) || read(b[0], &v, sizeof(v)) != sizeof(v)) {
+				perror("pipe");
+				return 1;
+			}
+		}
+		loops += 256;
+		t1 = now_s();
+	} while (t1 - t0 < secs);
+	v = -1;
+	if (write(a[1], &v, sizeof(v)) != sizeof(v))
+		return 1;
+	waitpid(pid, NULL, 0);
+	printf("pipe %.0f\n", loops / (t1 - t0));
+	return 0;
+}
+
+/* msg: hackbench's pattern (threads, socketpairs), run for a time. */
+#define MSG_SENDERS	4
+#define MSG_RECEIVERS	4
+#define MSG_SIZE	100
+
+struct msg_group {
+	int fd[MSG_RECEIVERS][2];	/* [r][0]: receiver's end, [r][1]: senders' */
+	unsigned long received[MSG_RECEIVERS];
+};
+
+struct msg_arg {
+	struct msg_group *g;
+	int r;
+};
+
+static void *msg_sender(void *arg)
+{
+	struct msg_group *g = arg;
+	char buf[MSG_SIZE] = { 0 };
+
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed))
+		for (int r = 0; r < MSG_RECEIVERS; r++)
+			if (write(g->fd[r][1], buf, sizeof(buf)) != sizeof(buf))
+				return NULL;
+	return NULL;
+}
+
+static void *msg_receiver(void *arg)
+{
+	struct msg_arg *a = arg;
+	char buf[MSG_SIZE * 4];
+	unsigned long bytes = 0;
+	ssize_t n;
+
+	while ((n = read(a->g->fd[a->r][0], buf, sizeof(buf))) > 0)
+		bytes += n;
+	a->g->received[a->r] = bytes / MSG_SIZE;
+	return NULL;
+}
+
+static int do_msg(int groups, double secs)
+{
+	struct msg_group *g = calloc(groups, sizeof(*g));
+	struct msg_arg *ra = calloc(groups * MSG_RECEIVERS, sizeof(*ra));
+	pthread_t *ts = calloc(groups * MSG_SENDERS, sizeof(*ts));
+	pthread_t *tr = calloc(groups * MSG_RECEIVERS, sizeof(*tr));
+	struct timespec ts_run = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+	unsigned long total_msgs = 0;
+	double t0, t1;
+
+	if (!g || !ra || !ts || !tr)
+		return 1;
+	for (int i = 0; i < groups; i++)
+		for (int r = 0; r < MSG_RECEIVERS; r++)
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, g[i].fd[r])) {
+				perror("socketpair");
+				return 1;
+			}
+	t0 = now_s();
+	for (int i = 0; i < groups; i++) {
+		for (int r = 0; r < MSG_RECEIVERS; r++) {
+			ra[i * MSG_RECEIVERS + r] = (struct msg_arg){ &g[i], r };
+			pthread_create(&tr[i * MSG_RECEIVERS + r], NULL, msg_receiver, &ra[i * MSG_RECEIVERS + r]);
+		}
+		for (int k = 0; k < MSG_SENDERS; k++)
+			pthread_create(&ts[i * MSG_SENDERS + k], NULL, msg_sender, &g[i]);
+	}
+	nanosleep(&ts_run, NULL);
+	atomic_store(&stop_flag, 1);
+	for (int i = 0; i < groups * MSG_SENDERS; i++)
+		pthread_join(ts[i], NULL);
+	t1 = now_s();
+	for (int i = 0; i < groups; i++)
+		for (int r = 0; r < MSG_RECEIVERS; r++)
+			shutdown(g[i].fd[r][1], SHUT_WR);
+	for (int i = 0; i < groups * MSG_RECEIVERS; i++)
+		pthread_join(tr[i], NULL);
+	for (int i = 0; i < groups; i++)
+		for (int r = 0; r < MSG_RECEIVERS; r++)
+			total_msgs += g[i].received[r];
+	printf("msg %.0f\n", total_msgs / (t1 - t0));
+	return 0;
+}
+
+/* wakeload: the timer wakes every worker each period; a worker stamps how
+ * late it ran, thinks briefly and sleeps again.  The hogs spin meanwhile. */
+#define WL_WORKERS	4
+#define WL_PERIOD_US	2000
+#define WL_MAX		(1 << 18)
+
+struct wl_worker_arg {
+	int fd[2];
+	double *lat;
+	unsigned long n;
+};
+
+static void *wl_load_worker(void *arg)
+{
+	struct wl_worker_arg *w = arg;
+	double sent;
+
+	while (read(w->fd[0], &sent, sizeof(sent)) == sizeof(sent) && sent > 0) {
+		if (w->n < WL_MAX)
+			w->lat[w->n++] = (now_s() - sent) * 1e6;
+		work_chunk(w->n);
+	}
+	return NULL;
+}
+
+static void *spin_hog(void *arg)
+{
+	unsigned long seed = (unsigned long)arg;
+
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed))
+		seed = work_chunk(seed);
+	return (void *)seed;
+}
+
+static int do_wakeload(double secs, int hogs)
+{
+	struct wl_worker_arg w[WL_WORKERS];
+	pthread_t tw[WL_WORKERS], *th = calloc(hogs > 0 ? hogs : 1, sizeof(*th));
+	struct timespec next;
+	double *all, t0, t;
+	unsigned long n = 0;
+
+	for (int i = 0; i < WL_WORKERS; i++) {
+		w[i].lat = calloc(WL_MAX, sizeof(double));
+		w[i].n = 0;
+		if (!w[i].lat || pipe(w[i].fd)) {
+			perror("wakeload");
+			return 1;
+		}
+		pthread_create(&tw[i], NULL, wl_load_worker, &w[i]);
+	}
+	for (int i = 0; i < hogs; i++)
+		pthread_create(&th[i], NULL, spin_hog, (void *)(unsigned long)(i + 1));
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	t0 = now_s();
+	do {
+		next.tv_nsec += WL_PERIOD_US * 1000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		for (int i = 0; i < WL_WORKERS; i++) {
+			t = now_s();
+			if (write(w[i].fd[1], &t, sizeof(t)) != sizeof(t))
+				return 1;
+		}
+	} while (t - t0 < secs);
+	t = 0;
+	for (int i = 0; i < WL_WORKERS; i++) {
+		if (write(w[i].fd[1], &t, sizeof(t)) != sizeof(t))
+			return 1;
+		pthread_join(tw[i], NULL);
+	}
+	atomic_store(&stop_flag, 1);
+	for (int i = 0; i < hogs; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < WL_WORKERS; i++)
+		n += w[i].n;
+	all = calloc(n + 1, sizeof(double));
+	if (!all || !n)
+		return 1;
+	n = 0;
+	for (int i = 0; i < WL_WORKERS; i++)
+		for (unsigned long k = 0; k < w[i].n; k++)
+			all[n++] = w[i].lat[k];
+	qsort(all, n, sizeof(*all), cmp_double);
+	printf("wakeload %.1f %.1f %lu\n", all[(n - 1) / 2], all[(n - 1) * 99 / 100], n);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: scxbench pingpong SECS [pin] | wakelat SECS | threads N SECS | spin N SECS | busy SECS | ext SECS | share SECS CPU A B [C [D]]\n");
+	fprintf(stderr, "usage: scxbench pingpong SECS [pin] | wakelat SECS | pipe SECS | msg GROUPS SECS | wakeload SECS HOGS | threads N SECS | spin N SECS | busy SECS | ext SECS | share SECS CPU A B [C [D]]\n");
 	exit(2);
 }
 
@@ -357,6 +591,8 @@ int main(int argc, char **argv)
 		return do_pingpong(atof(argv[2]), argc > 3 && !strcmp(argv[3], "pin"));
 	if (!strcmp(argv[1], "wakelat"))
 		return do_wakelat(atof(argv[2]));
+	if (!strcmp(argv[1], "pipe"))
+		return do_pipe(atof(argv[2]));
 	if (!strcmp(argv[1], "ext")) {
 		struct sched_param sp = { 0 };
 
@@ -374,6 +610,10 @@ int main(int argc, char **argv)
 		return do_threads("busy", 1, atof(argv[2]), 0);
 	if (argc < 4)
 		usage();
+	if (!strcmp(argv[1], "msg"))
+		return do_msg(atoi(argv[2]), atof(argv[3]));
+	if (!strcmp(argv[1], "wakeload"))
+		return do_wakeload(atof(argv[2]), atoi(argv[3]));
 	if (!strcmp(argv[1], "threads"))
 		return do_threads("threads", atoi(argv[2]), atof(argv[3]), 4);
 	if (!strcmp(argv[1], "spin"))

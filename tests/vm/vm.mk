@@ -4,11 +4,13 @@
 #
 #   make check-vm        build, boot the trixie-backports kernel (sched_ext)
 #                        under QEMU/TCG, run tests/vm/guest-tests.sh
-#   make bench-vm        only the default-vs-bpfgov throughput comparison
+#   make bench-vm        the scheduler comparison (default, bpfgov, scx_simple,
+#                        scx_flatcg), one boot per vCPU count of VM_SMP
 #   make vm-kernel       fetch/cache the VM kernel in $(BUILD)/vm
 #   make vmlinux-h       regenerate vmlinux/x86/vmlinux.h from that kernel
 #
-# VM_TIMEOUT bounds one VM run (seconds); VM_GROUPS picks guest test groups
+# VM_TIMEOUT bounds one VM run (seconds); VM_SMP sets the vCPUs (check-vm:
+# one count, default 2; bench-vm: a list, default 2,4,8); VM_GROUPS picks guest test groups
 # (smoke scx error stress partial bench; default: scx error stress partial);
 # BENCH_ROUNDS / BENCH_SECS size the bench, BENCH_GOVOPT adds options to
 # its `govloader start`.
@@ -18,14 +20,15 @@ VM_INITRD   := $(VM_DIR)/initrd.cpio
 VM_TIMEOUT  ?= 900
 VM_GROUPS   ?=
 BENCH_ROUNDS ?= 3
-BENCH_SECS  ?= 3
+BENCH_SECS  ?= 1
 BENCH_GOVOPT ?=
 # Subsets for quick comparisons (comma-separated; default: all). A partial
 # run only prints its report: the docs are written by a full run.
 BENCH_CONFIGS ?=
 BENCH_WORKLOADS ?=
-# A console log of an earlier bench-vm run (another build): the report adds
-# a before/after table.
+# Console logs of an earlier bench-vm run (another build; a glob such as
+# build/vm/before/bench-vm-icount-smp*.log): the report adds a
+# before/after table.
 BENCH_VM_BEFORE ?=
 # VM_ICOUNT=1: bench-vm counts instructions instead of timing (QEMU
 # -icount, tests/vm/run.sh): the figures are path lengths, the same from
@@ -33,23 +36,34 @@ BENCH_VM_BEFORE ?=
 VM_ICOUNT ?=
 VM_BINS     := $(VM_DIR)/scxbench $(VM_DIR)/scx-smoke $(VM_DIR)/bpfgov-veristat
 
-.PHONY: check-kernels check-vm bench-vm vm-kernel vmlinux-h vm-initrd scx-simple
+.PHONY: check-kernels check-vm bench-vm vm-kernel vmlinux-h vm-initrd scx-simple scx-flatcg
 
-# The kernel's own minimal scheduler, tools/sched_ext/scx_simple, built from
+# The kernel's own example schedulers, tools/sched_ext/scx_simple (global
+# weighted vtime) and scx_flatcg (flattened cgroup hierarchy), built from
 # the VM kernel's linux-source (bench-vm only: the package is ~160 MB).
 # Built with $(SCX_CLANG), like bpfgov's own scheduler (see the Makefile).
 SCX_SIMPLE  := $(VM_DIR)/scx_simple
+SCX_FLATCG  := $(VM_DIR)/scx_flatcg
 
-scx-simple: | $(VM_DIR)
+# scx_build NAME: $(VM_DIR)/NAME from tools/sched_ext/NAME{.bpf.c,.c}.
+define scx_build
 	$(Q)src=$$(bash scripts/fetch-vm-kernel.sh --source $(VM_DIR) | tail -n1)/tools/sched_ext && \
-	o=$(VM_DIR)/scx-simple.build && mkdir -p $$o && \
+	o=$(VM_DIR)/$(1).build && mkdir -p $$o && \
 	$(SCX_CLANG) -target bpf -mcpu=v3 -g -O2 -D__TARGET_ARCH_$(ARCH) \
 		-fms-extensions -Wno-microsoft-anon-tag -Wno-compare-distinct-pointer-types \
-		-I$(VMLINUX_DIR) -I$$src/include -I$$src/include/bpf-compat \
-		-c $$src/scx_simple.bpf.c -o $$o/scx_simple.bpf.o && \
-	$(BPFTOOL) gen skeleton $$o/scx_simple.bpf.o name scx_simple | \
-		bash scripts/fix-skel.sh > $$o/scx_simple.bpf.skel.h && \
-	$(CC) -O2 -g -Wall -I$$src/include -I$$o -o $(SCX_SIMPLE) $$src/scx_simple.c $(LDLIBS)
+		-I$(VMLINUX_DIR) -I$$src/include -I$$src/include/bpf-compat -I$$src \
+		-c $$src/$(1).bpf.c -o $$o/$(1).bpf.o && \
+	$(BPFTOOL) gen skeleton $$o/$(1).bpf.o name $(1) | \
+		bash scripts/fix-skel.sh > $$o/$(1).bpf.skel.h && \
+	$(CC) -O2 -g -Wall -I$$src/include -I$$src -I$$o -o $(VM_DIR)/$(1) $$src/$(1).c $(LDLIBS)
+endef
+
+scx-simple: | $(VM_DIR)
+	$(call scx_build,scx_simple)
+
+# Optional: bench-vm goes on without it when it does not build.
+scx-flatcg: | $(VM_DIR)
+	-$(call scx_build,scx_flatcg)
 
 $(VM_DIR):
 	$(Q)mkdir -p $@
@@ -65,9 +79,9 @@ $(VM_DIR)/bpfgov-veristat: tests/vm/veristat.c | $(VM_DIR)
 	$(Q)$(CC) -O2 -Wall -Wextra -o $@ $< $(LDLIBS)
 
 # A govloader-independent driver of user/scx.c (debugging the scheduler).
-$(VM_DIR)/scx-smoke: tests/vm/scx-smoke.c $(BUILD)/user/scx.o $(BUILD)/user/util.o | $(VM_DIR)
+$(VM_DIR)/scx-smoke: tests/vm/scx-smoke.c $(BUILD)/user/scx.o $(BUILD)/user/topo.o $(BUILD)/user/util.o | $(VM_DIR)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/user/scx.o $(BUILD)/user/util.o $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/user/scx.o $(BUILD)/user/topo.o $(BUILD)/user/util.o $(LDLIBS)
 
 vm-kernel: | $(VM_DIR)
 	$(Q)bash scripts/fetch-vm-kernel.sh $(VM_DIR)
@@ -82,22 +96,33 @@ check-vm: vm-initrd
 	$(Q)BUILD=$(BUILD) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		--initrd $(VM_INITRD) $(if $(VM_GROUPS),-- $(VM_GROUPS))
 
-# bench-vm boots its own, larger image: the field's tools (perf, hackbench,
-# bpftool) and scx_simple come along with their `ldd` libraries.
+# bench-vm boots its own, larger image: bpftool, scx_simple and scx_flatcg
+# come along with their `ldd` libraries.  One boot per vCPU count of
+# VM_SMP (default 2,4,8; tests/vm/run.sh gives 8 two sockets and NUMA
+# nodes), each log $(VM_DIR)/bench-vm[-icount]-smpN.log; the report
+# (tests/vm/bench-smp-report.sh) puts them side by side.  A full run (no
+# BENCH_CONFIGS / BENCH_WORKLOADS, VM_ICOUNT=1, every count) writes the
+# tables into docs/SCX.md.  BENCH_VM_BEFORE: logs of an earlier build (a
+# before/after table).
 BENCH_VM_INITRD := $(VM_DIR)/initrd-bench.cpio
-BENCH_VM_LOG     = $(VM_DIR)/bench-vm$(if $(VM_ICOUNT),-icount).log
-BENCH_VM_TOOLS   = $(SCX_SIMPLE) $(foreach t,bpftool perf hackbench,$(firstword $(wildcard $(addsuffix /$(t),/usr/sbin /usr/bin /sbin /bin))))
+BENCH_SMP        = $(or $(VM_SMP),2$(comma)4$(comma)8)
+BENCH_VM_LOG     = $(VM_DIR)/bench-vm$(if $(VM_ICOUNT),-icount)-smp$(1).log
+BENCH_VM_TOOLS   = $(SCX_SIMPLE) $(wildcard $(SCX_FLATCG)) $(foreach t,bpftool hackbench,$(firstword $(wildcard $(addsuffix /$(t),/usr/sbin /usr/bin /sbin /bin))))
+comma := ,
 
-bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple
-	$(Q)echo "bench-vm: tools in the image: $(BENCH_VM_TOOLS)"
+bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple scx-flatcg
+	$(Q)echo "bench-vm: tools in the image: $(BENCH_VM_TOOLS); vCPUs: $(BENCH_SMP)"
 	$(Q)BUILD=$(BUILD) EXTRA_BINS="$(BENCH_VM_TOOLS)" bash tests/vm/mkinitramfs.sh $(BENCH_VM_INITRD)
-	$(Q)BUILD=$(BUILD) VM_ICOUNT=$(VM_ICOUNT) bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
-		--initrd $(BENCH_VM_INITRD) --log $(BENCH_VM_LOG) \
+	$(Q)for n in $(subst $(comma), ,$(BENCH_SMP)); do \
+		BUILD=$(BUILD) VM_ICOUNT=$(VM_ICOUNT) VM_SMP=$$n bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
+		--initrd $(BENCH_VM_INITRD) --log $(call BENCH_VM_LOG,$$n) \
 		-- bench rounds=$(BENCH_ROUNDS) secs=$(BENCH_SECS) $(if $(VM_ICOUNT),icount=1) \
 		$(foreach o,$(BENCH_GOVOPT),govopt=$(o)) \
-		$(if $(BENCH_CONFIGS),configs=$(BENCH_CONFIGS)) $(if $(BENCH_WORKLOADS),workloads=$(BENCH_WORKLOADS))
-	$(Q)bash tests/vm/bench-report.sh $(BENCH_VM_LOG) $(wildcard $(BENCH_VM_BEFORE)) \
-		$(if $(BENCH_CONFIGS)$(BENCH_WORKLOADS),,--write docs/SCX.md docs/BENCHMARKS.md)
+		$(if $(BENCH_CONFIGS),configs=$(BENCH_CONFIGS)) $(if $(BENCH_WORKLOADS),workloads=$(BENCH_WORKLOADS)); \
+	done
+	$(Q)bash tests/vm/bench-smp-report.sh $(foreach n,$(subst $(comma), ,$(BENCH_SMP)),$(call BENCH_VM_LOG,$(n))) \
+		$(if $(BENCH_VM_BEFORE),--before $(wildcard $(BENCH_VM_BEFORE))) \
+		$(if $(BENCH_CONFIGS)$(BENCH_WORKLOADS),,$(if $(and $(VM_ICOUNT),$(filter 2$(comma)4$(comma)8,$(BENCH_SMP))),--write docs/SCX.md))
 
 # The kernel matrix (tests/vm/kernels.sh): 6.1, 6.12, 7.3 and the host's
 # verifier figures. KERNELS picks some (e.g. KERNELS=6.1); a full run
