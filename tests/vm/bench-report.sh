@@ -11,6 +11,7 @@
 # lines "<!-- bench-vm:begin -->" and "<!-- bench-vm:end -->" (a log of
 # instruction-count mode, VM_ICOUNT=1: "bench-vm-icount:begin/end").
 set -euo pipefail
+. "$(dirname "$0")/doc-splice.sh"
 
 log=$1; shift
 before=
@@ -171,12 +172,4 @@ out() {
 
 md=$(out)
 printf '%s\n' "$md"
-for d in "${docs[@]}"; do
-	[ -f "$d" ] || continue
-	grep -q "^<!-- $mark:begin -->\$" "$d" || { echo "bench-report: no $mark markers in $d" >&2; continue; }
-	awk -v f=<(printf '%s\n' "$md") -v b="<!-- $mark:begin -->" -v e="<!-- $mark:end -->" '
-		$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
-		$0 == e { skip = 0 }
-		!skip' "$d" > "$d.tmp" && mv "$d.tmp" "$d"
-	echo "bench-report: wrote $d" >&2
-done
+doc_splice bench-report "$mark" "$md" "${docs[@]}"

@@ -11,6 +11,7 @@
 # before/after table of bpfgov's ratios.  --write splices the result into
 # each DOC between "<!-- bench-vm-smp:begin -->" and "<!-- bench-vm-smp:end -->".
 set -euo pipefail
+. "$(dirname "$0")/doc-splice.sh"
 
 logs=() before=() docs=()
 dest=logs
@@ -200,12 +201,4 @@ out() {
 
 md=$(out)
 printf '%s\n' "$md"
-for d in "${docs[@]}"; do
-	[ -f "$d" ] || continue
-	grep -q "^<!-- bench-vm-smp:begin -->\$" "$d" || { echo "bench-smp-report: no bench-vm-smp markers in $d" >&2; continue; }
-	awk -v f=<(printf '%s\n' "$md") -v b="<!-- bench-vm-smp:begin -->" -v e="<!-- bench-vm-smp:end -->" '
-		$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
-		$0 == e { skip = 0 }
-		!skip' "$d" > "$d.tmp" && mv "$d.tmp" "$d"
-	echo "bench-smp-report: wrote $d" >&2
-done
+doc_splice bench-smp-report "bench-vm-smp" "$md" "${docs[@]}"
