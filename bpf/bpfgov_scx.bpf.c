@@ -30,7 +30,10 @@
  * next running() on an idle CPU ends the idle period (idle exit, busy
  * begin).  With SCX_OPS_SWITCH_PARTIAL, tasks of other classes run where
  * the scheduler does not see them, so update_idle() marks idle entry/exit
- * instead (the loader attaches it only then).  tick() accounts long busy
+ * instead (the loader attaches it only then).  Idle entry reads the CPU's
+ * next timer as tracepoint mode does, but while the tick still runs: an
+ * hrtimer due before the tick counts, the tick itself reads as unknown
+ * (gov_next_timer, GOV_TIMER_BEFORE_TICK_STOP).  tick() accounts long busy
  * runs and refreshes sleeping CPUs' floors.  All of these run under the rq
  * lock of the CPU they are about, so
  * that is the only CPU whose perf target we set (scx_bpf_cpuperf_set rejects
