@@ -11,7 +11,7 @@
 # lines "<!-- bench-vm:begin -->" and "<!-- bench-vm:end -->" (a log of
 # instruction-count mode, VM_ICOUNT=1: "bench-vm-icount:begin/end").
 set -euo pipefail
-. "$(dirname "$0")/doc-splice.sh"
+. "$(dirname "$0")/bench-lib.sh"
 
 log=$1; shift
 before=
@@ -20,18 +20,6 @@ docs=()
 if [ "${1:-}" = --write ]; then shift; docs=("$@"); fi
 [ -s "$log" ] || { echo "bench-report: no log $log" >&2; exit 1; }
 
-# summary LOG: "config workload median [median2]" lines (BR), medians over
-# the rounds of that boot.
-summary() {
-	grep -E '^BR [0-9]+ ' "$1" | awk '
-		{ k = $3 " " $4; n[k]++; v[k, n[k]] = $5; w[k, n[k]] = (NF >= 6 ? $6 : "") }
-		function med(a, k, m,   i, j, t, x) {
-			for (i = 1; i <= m; i++) x[i] = a[k, i] + 0
-			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
-			return m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
-		}
-		END { for (k in n) { s = k " " med(v, k, n[k]); if (w[k, 1] != "") s = s " " med(w, k, n[k]); print s } }'
-}
 
 sum=$(summary "$log")
 # Instruction-count mode (make bench-vm VM_ICOUNT=1): guest time is

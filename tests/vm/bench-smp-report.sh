@@ -11,7 +11,7 @@
 # before/after table of bpfgov's ratios.  --write splices the result into
 # each DOC between "<!-- bench-vm-smp:begin -->" and "<!-- bench-vm-smp:end -->".
 set -euo pipefail
-. "$(dirname "$0")/doc-splice.sh"
+. "$(dirname "$0")/bench-lib.sh"
 
 logs=() before=() docs=()
 dest=logs
@@ -24,18 +24,6 @@ for a in "$@"; do
 done
 [ ${#logs[@]} -gt 0 ] || { echo "usage: bench-smp-report.sh LOG... [--before LOG...] [--write DOC...]" >&2; exit 2; }
 
-# summary LOG: "config workload median [median2]" (BR lines, medians over
-# the rounds of that boot).
-summary() {
-	grep -E '^BR [0-9]+ ' "$1" | awk '
-		{ k = $3 " " $4; n[k]++; v[k, n[k]] = $5; w[k, n[k]] = (NF >= 6 ? $6 : "") }
-		function med(a, k, m,   i, j, t, x) {
-			for (i = 1; i <= m; i++) x[i] = a[k, i] + 0
-			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
-			return m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
-		}
-		END { for (k in n) { s = k " " med(v, k, n[k]); if (w[k, 1] != "") s = s " " med(w, k, n[k]); print s } }'
-}
 ncpu_of() { sed -n 's/.*# kernel [^,]*, \([0-9]*\) CPUs, groups:.*/\1/p' "$1" | head -n1; }
 
 # Per log: S (summary), N (vCPUs).
