@@ -12,12 +12,13 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 # clang-19 builds the sched_ext scheduler (the scx headers need a clang that
 # emits BTF for every extern kfunc); linux-perf, rt-tests and rt-app are the
 # field's benchmarks (`perf bench sched pipe`, hackbench, cyclictest, rt-app's
-# periodic tasks) in `make bench`.
+# periodic tasks) in `make bench`; acpica-tools' iasl builds the guest's
+# _CST table (tests/vm/mkacpi-cst.sh: a cpuidle driver in the test VM).
 base_pkgs=(clang llvm make gcc pkg-config libelf-dev zlib1g-dev libcmocka-dev
 	   libclang-rt-14-dev busybox-static qemu-system-x86 cpio zstd jq valgrind
 	   libmicrohttpd-dev libsystemd-dev prometheus curl python3 python3-prometheus-client
 	   python3-yaml gnuplot-nox mandoc groff-base dbus-daemon power-profiles-daemon
-	   clang-19 linux-perf rt-tests rt-app)
+	   clang-19 linux-perf rt-tests rt-app acpica-tools)
 # Daemons installed only for the tests (which start private instances):
 # their system services stay off.
 test_daemons=(prometheus power-profiles-daemon)

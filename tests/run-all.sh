@@ -83,6 +83,8 @@ fi
 if want vm; then
 	if [ -f tests/vm/run.sh ]; then
 		run "vm" make --no-print-directory check-vm
+		# A guest with a cpuidle driver (POLL + C1): the live stuck-poll test.
+		run "vm-idle" make --no-print-directory check-vm-idle
 		# The oldest kernel of the matrix (docs/KERNELS.md): trace mode.
 		run "vm-6.1" make --no-print-directory check-kernels KERNELS=6.1
 	fi

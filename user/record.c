@@ -29,6 +29,8 @@ struct rec_ctx {
 	struct trace *t;
 	__u64 bad;			/* records we could not place (cpu/state) */
 	__u64 counts[BPFGOV_EV__MAX];
+	__u64 start_ns;			/* CLOCK_MONOTONIC, as the records' */
+	__u64 stale;			/* records that ended before the start */
 	int nomem;
 };
 
@@ -65,6 +67,12 @@ static int rec_sample(void *ctx, void *data, size_t size)
 	}
 	if (e->cpu >= rc->t->nr_cpus || e->dur_ns > e->ts_ns) {
 		rc->bad++;
+		return 0;
+	}
+	/* The tap ring may still hold what an earlier reader left unread
+	 * (events from before this recording): a trace begins at its start. */
+	if (e->ts_ns < rc->start_ns) {
+		rc->stale++;
 		return 0;
 	}
 	/* An idle exit without a residency carries nothing to replay. */
@@ -204,6 +212,7 @@ int do_record(int argc, char **argv)
 	}
 	rec_header(&t, sysfs_root);
 	rc.t = &t;
+	rc.start_ns = mono_ns();
 	err = tap_open(pin_root, (1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_BUSY) |
 				 (1u << BPFGOV_EV_IDLE_GAP) | (1u << BPFGOV_EV_WAKE_LAT),
 		       rec_sample, &rc, &tap);
@@ -260,6 +269,9 @@ int do_record(int argc, char **argv)
 		(unsigned long long)rc.counts[BPFGOV_EV_IDLE_EXIT],
 		(unsigned long long)rc.counts[BPFGOV_EV_WAKE_LAT], mono_ns() / 1e9 - start, file,
 		rc.bad ? " (some records skipped: CPU or state out of range)" : "");
+	if (rc.stale)
+		pr_info("record: %llu records of events before the start (left in the tap ring) skipped\n",
+			(unsigned long long)rc.stale);
 	ret = 0;
 out:
 	tap_close(tap);

@@ -71,7 +71,19 @@ struct idle_entry {
 	__u64 rec_timer_ns;		/* the record's next timer (TRACE_NO_TIMER: none) */
 	__u32 wake;			/* the record's wake reason (enum trace_wake) */
 	int remote;
+	/* The most any pick's wake-up may cost in this period: an idle
+	 * whose cause is unknown and that lasted less than its state's
+	 * wake-up cost had its wake-up pending at once (a wake-up during the
+	 * entry to idle, before the state was entered, is stamped nowhere);
+	 * it cost no more than it lasted, whatever state is replayed. */
+	__u64 cost_cap_ns;
 };
+
+/* The wake-up cost a pick pays in one idle period. */
+static inline __u64 entry_cost(const struct idle_entry *e, __u64 cost)
+{
+	return cost < e->cost_cap_ns ? cost : e->cost_cap_ns;
+}
 
 /*
  * What tick_nohz_get_sleep_length() would have told a governor at idle
@@ -346,10 +358,14 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 			e->exit_ns = rec->ts_ns;
 			e->wake = rec->wake;
 			e->remote = lat != 0;
-			if (lat)
+			e->cost_cap_ns = ~0ull;
+			if (lat) {
 				e->sleep_ns = lat < dur ? dur - lat : 0;
-			else
+			} else {
 				e->sleep_ns = cost < dur ? dur - cost : 0;
+				if (cost > dur)
+					e->cost_cap_ns = dur;
+			}
 			last_idle[rec->cpu] = ++c->nr_idle;	/* index + 1 */
 			if (tl_push(tl, e->enter_ns, rec->cpu, EV_IDLE, c->nr_idle - 1))
 				goto out;
@@ -366,6 +382,7 @@ static int tl_build(const struct trace *t, const struct replay_opts *o,
 				__u64 dur = e->exit_ns - e->enter_ns;
 
 				e->remote = 1;
+				e->cost_cap_ns = ~0ull;
 				e->sleep_ns = rec->dur_ns < dur ? dur - rec->dur_ns : 0;
 			} else {
 				pend_wake_ts[rec->cpu] = rec->ts_ns;
@@ -594,14 +611,16 @@ static void run_ref_idle(int pol, const struct timeline *tl,
 					now += limit;
 					continue;
 				}
+				__u64 cost = entry_cost(e, j->cost[pick]);
+
 				if (j->poll[pick])
-					s->poll_ns += remaining + j->cost[pick];
-				s->idle_ns += remaining + j->cost[pick];
+					s->poll_ns += remaining + cost;
+				s->idle_ns += remaining + cost;
 				s->wakeups++;
-				s->wake_lat_ns += j->cost[pick];
+				s->wake_lat_ns += cost;
 				judge_period(j, &s->j, e->sleep_ns, first, (__u32)pick,
 					     e->sleep_ns - remaining);
-				ref_idle_reflect(&m, pick, remaining + j->cost[pick], 0);
+				ref_idle_reflect(&m, pick, remaining + cost, 0);
 				break;
 			}
 		}
@@ -663,7 +682,7 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 			    __u64 kernel_limit, struct replay_stats *st)
 {
 	struct bpfgov_cpu_state *s = &v->s;
-	__u64 remaining = ie->sleep_ns, at = now, res, lat, nt = entry_next_timer(ie, o);
+	__u64 remaining = ie->sleep_ns, at = now, res, lat, cost, nt = entry_next_timer(ie, o);
 	__u32 first = 0;
 
 	for (int round = 0; round < 64; round++) {
@@ -714,15 +733,16 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 		else if (ie->wake == TRACE_WAKE_TIMER ||
 			 (ie->wake == TRACE_WAKE_UNKNOWN && ie->rec_timer_ns == TRACE_NO_TIMER))
 			s->timer_fired = 1;	/* a timer ended it: cost from its expiry */
-		at += remaining + j->cost[pick];
+		cost = entry_cost(ie, j->cost[pick]);
+		at += remaining + cost;
 		pol_idle_exit(s, cfg, at, &res, &lat);
 		if (gov >= 0)
-			ref_idle_reflect(&v->gov, (int)pick, remaining + j->cost[pick], 0);
+			ref_idle_reflect(&v->gov, (int)pick, remaining + cost, 0);
 		if (j->poll[pick])
-			st->poll_ns += remaining + j->cost[pick];
-		st->idle_ns += remaining + j->cost[pick];
+			st->poll_ns += remaining + cost;
+		st->idle_ns += remaining + cost;
 		st->wakeups++;
-		st->wake_lat_ns += j->cost[pick];
+		st->wake_lat_ns += cost;
 		judge_period(j, &st->j, ie->sleep_ns, first, pick, ie->sleep_ns - remaining);
 		break;
 	}

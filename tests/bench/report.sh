@@ -34,11 +34,12 @@ facts_json() {
 # j FILE FILTER: one value from a result file, "null" when absent.
 j() { [ -s "$OUT/$1" ] && jq -r "$2 // null" "$OUT/$1" 2>/dev/null || echo null; }
 
+# verdict VALUE MET: "not measured" for a null value, else met / not met.
+verdict() { if [ "$1" = null ]; then echo "not measured"; elif [ "$2" = 1 ]; then echo met; else echo "not met"; fi; }
+
 # goal_rows: TSV lines "goal<TAB>measured<TAB>met|not met|not measured".
 goal_rows() {
 	local v v2 w best bp ratio worst met miss fe fc bi fi0
-	verdict() { if [ "$1" = null ]; then echo "not measured"; elif [ "$2" = 1 ]; then echo met; else echo "not met"; fi; }
-
 	v=$(j overhead.json .ratio_median)
 	printf 'overhead: ping-pong at 0 us ratio loaded/not loaded >= 0.97\t%s (median of %s rounds; minimal programs on the same tracepoints alone: %s)\t%s\n' \
 		"$(fmt "$v" 4)" "$(j overhead.json .rounds)" "$(fmt "$(j overhead.json '.ref_ratio_median // null')" 4)" \
@@ -358,6 +359,10 @@ write_doc() {
 	doc_ringbuf
 	doc_shootout
 	doc_live
+	echo "## 4c. Live idle judge in a guest with a cpuidle driver (\`make bench-vm-idle\`)"
+	echo
+	doc_vm_block live-guest "make bench-vm-idle"
+	echo
 	doc_replay
 	doc_vm
 }
@@ -366,13 +371,13 @@ write_doc() {
 # and `make bench-vm VM_ICOUNT=1` (counted), which splice them between
 # these markers (tests/vm/bench-report.sh); a `make bench` run keeps the
 # blocks it finds.
-doc_vm_block() { # MARKER
+doc_vm_block() { # MARKER [COMMAND, default make bench-vm]
 	echo "<!-- $1:begin -->"
 	if [ -f "$DOC" ] && grep -q "^<!-- $1:begin -->\$" "$DOC"; then
 		awk -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" \
 			'$0 == b { on = 1; next } $0 == e { on = 0 } on' "$DOC"
 	else
-		echo "Not run yet: \`make bench-vm${2:+ $2}\`."
+		echo "Not run yet: \`${2:-make bench-vm}\`."
 	fi
 	echo "<!-- $1:end -->"
 }
@@ -387,5 +392,5 @@ doc_vm() {
 	echo "The same guest bench with QEMU counting instructions: path lengths, not"
 	echo "times, repeatable from boot to boot (docs/SCX.md says how to read them)."
 	echo
-	doc_vm_block bench-vm-icount VM_ICOUNT=1
+	doc_vm_block bench-vm-icount "make bench-vm VM_ICOUNT=1"
 }

@@ -70,6 +70,34 @@ is "the limit is learned from the trace's timed-out polls" \
 is "timed-out polls are merged into their idle period (2 periods)" \
 	"$(jq -r '.policies.menu.idle.periods' "$T_TMP/l.json")" 2
 
+# 2b. An idle whose cause is unknown and that lasted less than its state's
+# wake-up cost (a wake-up that came while the CPU was entering idle is
+# stamped nowhere) cost no more than it lasted: 200 such polls of 30 us
+# under a measured poll wake-up cost of 150 us replay as 6 ms of idle
+# whatever the pick, not as 200 x 150 us (12 ms before this rule: the
+# idle's length was clamped to 0, then the cost added back).
+{
+	echo "bpfgov-trace 2"
+	echo "source handmade: polls ended at once, a slow measured wake-up"
+	echo "nr_cpus 1"
+	echo "state 0 POLL 0 0 poll 150000"
+	echo "state 1 HALT 1 1 - 60000"
+	echo "records"
+	t=1000000000
+	for i in $(seq 1 200); do
+		t=$((t + 20000)); echo "$t 0 busy 20000"
+		t=$((t + 30000)); echo "$t 0 idle 30000 0 4000000 other"
+	done
+	echo "end 400"
+} >"$T_TMP/short.trace"
+"$GOV" replay "$T_TMP/short.trace" -p bpfgov@menu,menu -j >"$T_TMP/s.json" 2>"$T_TMP/s.err"
+is "replay reads the trace of short polls" "$?" 0
+for p in bpfgov@menu menu; do
+	v=$(jq -r ".policies[\"$p\"].idle.idle_ns" "$T_TMP/s.json")
+	check "$p: short polls of an unknown cause cost no more than they lasted (${v} ns of 6000000)" \
+		[ "${v:-99999999}" -le 6000000 ]
+done
+
 # 3. Live.
 DRIVER=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
 S0=/sys/devices/system/cpu/cpu0/cpuidle/state0

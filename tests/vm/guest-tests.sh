@@ -3,8 +3,9 @@
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
 #   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [fairsecs=S] [govopt=--OPTION]...
-#       groups: trace smoke scx error stress kill9 partial fair bench
+#       groups: trace smoke scx error stress kill9 partial fair bench idle livebench
 #       (default: trace scx error stress kill9 partial fair; bench is `make bench-vm`;
+#       idle and livebench need the cpuidle driver of `make check-vm-idle`;
 #       trace is tracepoint mode, which every supported kernel runs; on a
 #       kernel without sched_ext the scheduler groups are skipped)
 #
@@ -133,10 +134,11 @@ busy_checks() {
 
 # Arguments: group names, plus rounds=N / secs=N / configs=A,B / workloads=A,B
 # / icount=1 (the VM counts instructions: tests/vm/run.sh) for the bench.
-groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT= FAIR_SECS=3
+groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT= FAIR_SECS=3 LIVE_ROUNDS=1
 for a in "$@"; do
 	case "$a" in
 	fairsecs=*) FAIR_SECS=${a#fairsecs=} ;;
+	liverounds=*) LIVE_ROUNDS=${a#liverounds=} ;;
 	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
 	govopt=*) BENCH_GOVOPT="$BENCH_GOVOPT ${a#govopt=}" ;;
 	secs=*) BENCH_SECS=${a#secs=} ;;
@@ -450,6 +452,72 @@ if want fair && [ -x $GOV ]; then
 		nok "fair: attach"; dump_log
 	fi
 	rmdir $CG/fair-hi/in $CG/fair-hi $CG/fair-lo 2>/dev/null
+fi
+
+# The idle groups run the project's own bash tests from the tree copied
+# into /src (tests/vm/vm.mk: IDLE_VM_FILES), on a cpuidle driver that the
+# boot gives the guest (tests/vm/mkacpi-cst.sh: acpi_idle, POLL + C1 HLT).
+# relay NAME-PREFIX: a bash test's "ok"/"not ok" lines become this
+# script's, its "#" lines pass through.
+relay() {
+	while IFS= read -r l; do
+		case "$l" in
+		"ok "*) ok "$1${l#ok * - }" ;;
+		"not ok "*) nok "$1${l#not ok * - }" ;;
+		"#"*) echo "$l" ;;
+		esac
+	done
+}
+idle_driver_ok() {
+	d=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)
+	[ -n "$d" ] && [ "$d" != none ] &&
+		[ "$(cat /sys/devices/system/cpu/cpu0/cpuidle/state0/name 2>/dev/null)" = POLL ]
+}
+if want idle || want livebench; then
+	if idle_driver_ok; then
+		diag "idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver)," \
+			"governors $(cat /sys/devices/system/cpu/cpuidle/available_governors)," \
+			"states $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name | tr '\n' ' ')"
+	else
+		nok "idle: a cpuidle driver with a POLL state (got $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null))"
+		groups=$(echo " $groups " | sed 's/ idle / /; s/ livebench / /')
+	fi
+fi
+# Multi-threaded TCG (VM_ACCEL=tcg,thread=multi: one host thread per
+# vCPU, so a polling vCPU does not take the other's time) oopses on an
+# int3 when a static key flips while another vCPU runs the patched code
+# (tests/vm/run.sh).  Attaching bpfgov flips the keys of its tracepoints:
+# hold them enabled from here on through tracefs, with tracing off (each
+# event then costs one early return, the same in every configuration).
+hold_tracepoints() {
+	T=/sys/kernel/tracing
+	[ -d $T/events ] || return 0
+	echo 0 > $T/tracing_on
+	for e in power/cpu_idle timer/hrtimer_expire_entry irq_vectors/local_timer_entry sched/sched_waking; do
+		echo 1 > $T/events/$e/enable 2>/dev/null || diag "idle: cannot hold tracepoint $e"
+	done
+}
+if want idle || want livebench; then
+	hold_tracepoints
+fi
+if want idle && [ -x /src/govloader ]; then
+	# The live stuck-poll test, as `make check` runs it on a host with a
+	# driver: a quiet machine after a burst and after a timer load.
+	PATH=/usr/bin:/bin:/sbin bash /src/tests/integration/test_stuck_poll.sh > /tmp/stuck.out 2>&1
+	relay "idle: " < /tmp/stuck.out
+fi
+if want livebench && [ -x /src/govloader ]; then
+	# `make bench`'s live idle judge (tests/bench/live.sh) in this boot.
+	(cd /src && PATH=/usr/bin:/bin:/sbin BENCH_DOC=- BENCH_OUT=/tmp/bench BENCH_QUIET_WAIT=0 \
+		BENCH_LIVE_ROUNDS=$LIVE_ROUNDS \
+		bash tests/bench/run.sh live 2>&1 | sed 's/^/LB /')
+	check "livebench: the live judge wrote its table" [ -s /tmp/bench/live.json ]
+	echo "LB-JSON $(tr -d '\n' < /tmp/bench/live.json)"
+	echo "LB-CMDS-BEGIN"; cat /tmp/bench/cmds.live 2>/dev/null; echo "LB-CMDS-END"
+	# The recorded traces, for replay on the host (tests/vm/bench-idle-report.sh).
+	echo "LB-TRACES-BEGIN"
+	(cd /tmp/bench && tar -cz live-*.trace 2>/dev/null) | base64
+	echo "LB-TRACES-END"
 fi
 
 if want bench; then

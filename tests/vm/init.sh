@@ -8,6 +8,10 @@ export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# bash's <(...) and scripts' "#!/usr/bin/env bash" (the idle groups)
+ln -s /proc/self/fd /dev/fd 2>/dev/null
+mkdir -p /usr/bin
+[ -e /usr/bin/env ] || ln -s /bin/busybox /usr/bin/env
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run	# as systemd mounts it: root's, 0755
 mount -t bpf bpf /sys/fs/bpf

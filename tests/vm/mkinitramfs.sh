@@ -12,7 +12,9 @@
 # inputs' paths and checksums is stored next to it and compared.
 #
 # Environment: BUILD (default build), GOVLOADER (default ./govloader),
-# EXTRA_BINS (more host binaries to put in /bin, space separated).
+# EXTRA_BINS (more host binaries to put in /bin, space separated),
+# EXTRA_FILES (more files, "HOST-PATH:GUEST-PATH", space separated; a
+# dynamic binary among them brings its libraries too).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +41,9 @@ for o in "$BUILD"/bpf/*.bpf.o; do
 done
 for b in "$BUILD/bpfgov-work" "$BUILD/vm/scxbench" "$BUILD/vm/scx-smoke" "$BUILD/vm/bpfgov-veristat" ${EXTRA_BINS:-}; do
 	[ -x "$b" ] && inputs+=("$b:/bin/$(basename "$b")")
+done
+for spec in ${EXTRA_FILES:-}; do
+	inputs+=("$spec")
 done
 # Dynamic binaries bring their libraries and the ELF interpreter.
 libs=()

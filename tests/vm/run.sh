@@ -52,6 +52,19 @@ if [ -z "$kernel" ]; then
 fi
 [ -f "$initrd" ] || { echo "run.sh: no initramfs $initrd"; echo "0 passed, 1 failed"; exit 1; }
 
+# VM_IDLE=1: the guest gets a cpuidle driver (tests/vm/mkacpi-cst.sh: an
+# SSDT in front of the initramfs gives acpi_idle POLL + C1 by HLT); the CPU
+# model then has no MONITOR/MWAIT, so C1 is HLT.
+cpu=${VM_CPU:-max}
+if [ -n "${VM_IDLE:-}" ]; then
+	cst=$BUILD/vm/acpi-cst-smp$smp.cpio
+	bash "$top/tests/vm/mkacpi-cst.sh" "$smp" "$cst" || {
+		echo "run.sh: cannot build the _CST table"; echo "0 passed, 1 failed"; exit 1; }
+	cat "$cst" "$initrd" > "$initrd.idle"
+	initrd=$initrd.idle
+	cpu=${VM_CPU:-max,monitor=off}
+fi
+
 # VM_APPEND adds kernel options, VM_CPU picks the CPU model (max),
 # VM_QEMU_OPTS adds QEMU options (one kernel may need a recipe of its own:
 # tests/vm/kernels.sh).
@@ -80,7 +93,7 @@ for attempt in $(seq 1 "${VM_BOOTS:-3}"); do
 	# The serial console ends lines with CR LF; strip the CR so summary
 	# lines are plain.  stdin is /dev/null: qemu must not read the
 	# caller's terminal.
-	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu "${VM_CPU:-max}" "${topo[@]}" ${VM_QEMU_OPTS:-} \
+	timeout -k 10 "$timeout_s" qemu-system-x86_64 -accel "$accel" "${icount[@]}" -cpu "$cpu" "${topo[@]}" ${VM_QEMU_OPTS:-} \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
 		-nographic -no-reboot -nodefaults -serial stdio -monitor none \
 		< /dev/null 2>&1 | sed -u 's/\r//g' | tee "$log"

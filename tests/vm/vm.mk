@@ -6,6 +6,10 @@
 #                        under QEMU/TCG, run tests/vm/guest-tests.sh
 #   make bench-vm        the scheduler comparison (default, bpfgov, scx_simple,
 #                        scx_flatcg), one boot per vCPU count of VM_SMP
+#   make check-vm-idle   the live stuck-poll test in a guest with a cpuidle
+#                        driver (acpi_idle POLL + C1: tests/vm/mkacpi-cst.sh)
+#   make bench-vm-idle   `make bench`'s live idle judge in that guest
+#                        (docs/BENCHMARKS.md, section 4c)
 #   make vm-kernel       fetch/cache the VM kernel in $(BUILD)/vm
 #   make vmlinux-h       regenerate vmlinux/x86/vmlinux.h from that kernel
 #
@@ -123,6 +127,41 @@ bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple scx-flatcg
 	$(Q)bash tests/vm/bench-smp-report.sh $(foreach n,$(subst $(comma), ,$(BENCH_SMP)),$(call BENCH_VM_LOG,$(n))) \
 		$(if $(BENCH_VM_BEFORE),--before $(wildcard $(BENCH_VM_BEFORE))) \
 		$(if $(BENCH_CONFIGS)$(BENCH_WORKLOADS),,$(if $(and $(VM_ICOUNT),$(filter 2$(comma)4$(comma)8,$(BENCH_SMP))),--write docs/SCX.md))
+
+# Live idle decisions in the guest: `check-vm-idle` runs the live
+# stuck-poll test (tests/integration/test_stuck_poll.sh), `bench-vm-idle`
+# `make bench`'s live idle judge (tests/bench/live.sh), in a boot whose
+# guest has a cpuidle driver (VM_IDLE=1: acpi_idle, POLL + C1 by HLT,
+# tests/vm/mkacpi-cst.sh).  The image carries the project's own scripts
+# under /src and the tools they run.
+IDLE_VM_INITRD := $(VM_DIR)/initrd-idle.cpio
+IDLE_VM_SCRIPTS := tests/lib.sh tests/host.sh tests/integration/test_stuck_poll.sh $(wildcard tests/bench/*.sh)
+IDLE_VM_TOOLS    = $(foreach t,bash jq awk cyclictest rt-app date getconf bpftool,$(firstword $(wildcard $(addsuffix /$(t),/usr/bin /usr/sbin /bin /sbin))))
+IDLE_VM_FILES    = govloader:/src/govloader $(BUILD)/bpfgov-work:/src/build/bpfgov-work \
+	$(foreach f,$(IDLE_VM_SCRIPTS),$(f):/src/$(f)) $(foreach t,$(IDLE_VM_TOOLS),$(t):/usr/bin/$(notdir $(t)))
+IDLE_VM_LOG     := $(VM_DIR)/check-vm-idle.log
+LIVE_VM_LOG     := $(VM_DIR)/bench-vm-idle.log
+
+.PHONY: check-vm-idle bench-vm-idle idle-initrd
+idle-initrd: govloader $(BPF_OBJS) $(WORK_BINS)
+	$(Q)BUILD=$(BUILD) EXTRA_FILES="$(IDLE_VM_FILES)" bash tests/vm/mkinitramfs.sh $(IDLE_VM_INITRD)
+
+check-vm-idle: idle-initrd
+	$(Q)BUILD=$(BUILD) VM_IDLE=1 bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
+		--initrd $(IDLE_VM_INITRD) --log $(IDLE_VM_LOG) -- idle
+
+# bench-vm-idle runs multi-threaded TCG (one host thread per vCPU: a
+# polling vCPU does not take the time of the other, as on a real machine;
+# the guest holds bpfgov's tracepoints enabled so that attaching patches
+# no code) and LIVE_ROUNDS rounds, each cell the median of its rounds.
+# A run of the default 3 rounds writes docs/BENCHMARKS.md's section 4c.
+LIVE_ROUNDS ?= 3
+bench-vm-idle: idle-initrd
+	$(Q)BUILD=$(BUILD) VM_IDLE=1 VM_ACCEL=$(or $(VM_ACCEL),tcg$(comma)thread=multi) \
+		bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
+		--initrd $(IDLE_VM_INITRD) --log $(LIVE_VM_LOG) -- livebench liverounds=$(LIVE_ROUNDS)
+	$(Q)VM_ACCEL=$(or $(VM_ACCEL),tcg$(comma)thread=multi) bash tests/vm/bench-idle-report.sh \
+		$(LIVE_VM_LOG) $(if $(filter-out 3,$(LIVE_ROUNDS)),,--write docs/BENCHMARKS.md)
 
 # The kernel matrix (tests/vm/kernels.sh): 6.1, 6.12, 7.3 and the host's
 # verifier figures. KERNELS picks some (e.g. KERNELS=6.1); a full run
