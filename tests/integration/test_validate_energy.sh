@@ -85,7 +85,9 @@ energy_checks intel
 check "intel: the replay model of intel_pstate active is hwp-auto" \
 	jqe '.comparison.replay_model == "hwp-auto" and (.comparison.replay_model_why | test("intel_pstate active"))'
 check "intel: stdout names the replay model" grep -q "^Replay's model of these governors: hwp-auto" "$T_TMP/v.out"
-check "intel: impulse post-gap work timed in both arms" jqe 'all(.arms[]; .impulse.post_gap_work_ms > 25)'
+# 30 windows of ~1 ms of work, as calibrated at the start: timed, whatever
+# the machine's speed did since (a calibration on a busy CPU shortens them)
+check "intel: impulse post-gap work timed in both arms" jqe 'all(.arms[]; .impulse.post_gap_work_ms > 10)'
 counters_down
 
 # 2. AMD, amd-pstate active, no MSR driver: energy still measured.
