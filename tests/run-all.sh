@@ -87,6 +87,8 @@ if want vm; then
 		run "vm-idle" make --no-print-directory check-vm-idle
 		# The oldest kernel of the matrix (docs/KERNELS.md): trace mode.
 		run "vm-6.1" make --no-print-directory check-kernels KERNELS=6.1
+		# ... and its live stuck-poll test, with a cpuidle driver
+		run "vm-idle-6.1" make --no-print-directory check-vm-idle IDLE_KERNEL="$BUILD/vm-6.1/vmlinuz"
 	fi
 fi
 

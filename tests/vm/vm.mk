@@ -146,9 +146,13 @@ LIVE_VM_LOG     := $(VM_DIR)/bench-vm-idle.log
 idle-initrd: govloader $(BPF_OBJS) $(WORK_BINS)
 	$(Q)BUILD=$(BUILD) EXTRA_FILES="$(IDLE_VM_FILES)" bash tests/vm/mkinitramfs.sh $(IDLE_VM_INITRD)
 
+# IDLE_KERNEL: another kernel image for check-vm-idle (make check boots
+# Debian 12's 6.1 too, which check-kernels fetched), its log beside it.
+IDLE_KERNEL ?=
 check-vm-idle: idle-initrd
 	$(Q)BUILD=$(BUILD) VM_IDLE=1 bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
-		--initrd $(IDLE_VM_INITRD) --log $(IDLE_VM_LOG) -- idle
+		$(if $(IDLE_KERNEL),--kernel $(IDLE_KERNEL)) --initrd $(IDLE_VM_INITRD) \
+		--log $(if $(IDLE_KERNEL),$(dir $(IDLE_KERNEL))check-vm-idle.log,$(IDLE_VM_LOG)) -- idle
 
 # bench-vm-idle runs multi-threaded TCG (one host thread per vCPU: a
 # polling vCPU does not take the time of the other, as on a real machine;
