@@ -29,13 +29,13 @@ proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo nul
 # now_s: CLOCK_MONOTONIC-like seconds with a fraction (uptime).
 now_s() { cut -d' ' -f1 /proc/uptime; }
 
+# JQ_MED: the median as a jq function, `med` (nulls left out; none -> null),
+# for the jq programs of the bench to put in front of their own.
+JQ_MED='def med: map(select(. != null)) | sort |
+	if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
+	else (.[length / 2 - 1] + .[length / 2]) / 2 end;'
 # median of numbers given as arguments (empty -> null)
-median() {
-	printf '%s\n' "$@" | jq -s 'map(select(. != null)) | sort |
-		if length == 0 then null
-		elif length % 2 == 1 then .[length / 2 | floor]
-		else (.[length / 2 - 1] + .[length / 2]) / 2 end'
-}
+median() { printf '%s\n' "$@" | jq -s "$JQ_MED med"; }
 # fmt X [DECIMALS]: round for printing; "null"/"" -> "n/a"
 fmt() {
 	local x=${1:-null} d=${2:-1}

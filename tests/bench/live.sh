@@ -12,18 +12,19 @@
 # A verdict per workload for bpfgov's balanced profile against each kernel
 # configuration; the balanced profile runs once more under `govloader
 # record` (bpfgov-balanced-recorded), whose traces replay as actuated
-# against the poll share the kernel measured in the same cells. Where the machine has no cpuidle driver nothing here is
-# measurable and the section says so.
+# against the poll share the kernel measured in the same cells. Where the
+# machine has no cpuidle driver nothing here is measurable and the section
+# says so.
 # Sourced by run.sh after lib.sh and report.sh.
 
 LIVE_WORKLOADS="pp0 pp20 pp100 pp500 quiet ct2000 ct500 rtapp"
 LIVE_PROFILES="balanced powersave performance"
-# Ties: performance within 3 %, poll time within 1 point of CPU time.
 # Rounds: every configuration runs every workload once per round, and
 # each cell is the median of its rounds (BENCH_LIVE_ROUNDS; 1 on a real
 # machine, more where timing swings, as in an emulated guest).
 LIVE_ROUNDS=${BENCH_LIVE_ROUNDS:-1}
 LIVE_ROUND=1
+# Ties: performance within 3 %, poll time within 1 point of CPU time.
 LIVE_TIE_PERF_PCT=3
 LIVE_TIE_POLL_PTS=1
 HP_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
@@ -185,7 +186,7 @@ sec_live() {
 # live_summarize DRIVER GOVERNOR: live.rows -> live.json, with the verdicts.
 live_summarize() {
 	jq -s --arg d "$1" --arg gov "$2" \
-		--argjson tp "$LIVE_TIE_PERF_PCT" --argjson tq "$LIVE_TIE_POLL_PTS" '
+		--argjson tp "$LIVE_TIE_PERF_PCT" --argjson tq "$LIVE_TIE_POLL_PTS" "$JQ_MED"'
 		# better(a, b): a is better than b on performance (loops/s up, latency down)
 		def pbetter(a; b): if a.unit == "us" then a.perf < b.perf else a.perf > b.perf end;
 		def ptie(a; b): (a.perf == null or b.perf == null) or
@@ -198,9 +199,6 @@ live_summarize() {
 			elif $p >= 0 and $q >= 0 then "win"
 			elif $p <= 0 and $q <= 0 then "dominated"
 			else "trade-off" end;
-		def med: map(select(. != null)) | sort | if length == 0 then null
-			else (if length % 2 == 1 then .[length / 2 | floor]
-			      else (.[length / 2 - 1] + .[length / 2]) / 2 end) end;
 		# each cell: the median of its rounds
 		(group_by([.config, .workload]) | map(.[0] + {rounds: length,
 			perf: (map(.perf) | med), poll_pct: (map(.poll_pct) | med),

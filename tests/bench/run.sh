@@ -201,10 +201,7 @@ sec_overhead() {
 	      --argjson rratios "$(printf '%s\n' "${rratios[@]}" | jq -s .)" \
 	      --argjson rratios20 "$(printf '%s\n' "${rratios20[@]}" | jq -s .)" \
 	      --arg load "$(loadavg)" --argjson foreign "$(foreign_progs)" \
-	      --argjson rounds "$ROUNDS" --argjson secs "$PP_S" '
-		def med: map(select(. != null)) | sort |
-			if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
-			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	      --argjson rounds "$ROUNDS" --argjson secs "$PP_S" "$JQ_MED"'
 		def per(a; b): [b | keys[] as $k |
 			{name: $k, calls: (b[$k].run_cnt - (a[$k].run_cnt // 0)),
 			 ns: (b[$k].run_time_ns - (a[$k].run_time_ns // 0))} |
@@ -311,10 +308,7 @@ sec_tools() {
 	      --argjson con "$(arr "${on[*]}")" --argjson coff "$(arr "${off[*]}")" \
 	      --argjson con50 "$(arr "${on50[*]}")" --argjson coff50 "$(arr "${off50[*]}")" \
 	      --argjson dps "$(arr "${dps[*]:-}")" --argjson ct_rounds "$CT_ROUNDS" --argjson ct_s "$CT_S" \
-	      --arg driver "$(idle_driver)" --arg load "$(loadavg)" --argjson rounds "$TOOL_ROUNDS" '
-		def med: map(select(. != null)) | sort |
-			if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
-			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	      --arg driver "$(idle_driver)" --arg load "$(loadavg)" --argjson rounds "$TOOL_ROUNDS" "$JQ_MED"'
 		def q(p): map(select(. != null)) | sort | if length == 0 then null else .[(length - 1) * p | round] end;
 		# Distribution-free 95% interval of a median: the order
 		# statistics n/2 -+ 0.98 sqrt(n) (binomial, normal approximation).

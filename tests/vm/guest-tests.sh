@@ -473,16 +473,6 @@ idle_driver_ok() {
 	[ -n "$d" ] && [ "$d" != none ] &&
 		[ "$(cat /sys/devices/system/cpu/cpu0/cpuidle/state0/name 2>/dev/null)" = POLL ]
 }
-if want idle || want livebench; then
-	if idle_driver_ok; then
-		diag "idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver)," \
-			"governors $(cat /sys/devices/system/cpu/cpuidle/available_governors)," \
-			"states $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name | tr '\n' ' ')"
-	else
-		nok "idle: a cpuidle driver with a POLL state (got $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null))"
-		groups=$(echo " $groups " | sed 's/ idle / /; s/ livebench / /')
-	fi
-fi
 # Multi-threaded TCG (VM_ACCEL=tcg,thread=multi: one host thread per
 # vCPU, so a polling vCPU does not take the other's time) oopses on an
 # int3 when a static key flips while another vCPU runs the patched code
@@ -498,7 +488,15 @@ hold_tracepoints() {
 	done
 }
 if want idle || want livebench; then
-	hold_tracepoints
+	if idle_driver_ok; then
+		diag "idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver)," \
+			"governors $(cat /sys/devices/system/cpu/cpuidle/available_governors)," \
+			"states $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name | tr '\n' ' ')"
+		hold_tracepoints
+	else
+		nok "idle: a cpuidle driver with a POLL state (got $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null))"
+		groups=$(echo " $groups " | sed 's/ idle / /; s/ livebench / /')
+	fi
 fi
 if want idle && [ -x /src/govloader ]; then
 	# The live stuck-poll test, as `make check` runs it on a host with a

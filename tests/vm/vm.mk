@@ -160,11 +160,12 @@ check-vm-idle: idle-initrd
 # no code) and LIVE_ROUNDS rounds, each cell the median of its rounds.
 # A run of the default 3 rounds writes docs/BENCHMARKS.md's section 4c.
 LIVE_ROUNDS ?= 3
+LIVE_VM_ACCEL = $(or $(VM_ACCEL),tcg$(comma)thread=multi)
 bench-vm-idle: idle-initrd
-	$(Q)BUILD=$(BUILD) VM_IDLE=1 VM_ACCEL=$(or $(VM_ACCEL),tcg$(comma)thread=multi) \
+	$(Q)BUILD=$(BUILD) VM_IDLE=1 VM_ACCEL=$(LIVE_VM_ACCEL) \
 		bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		--initrd $(IDLE_VM_INITRD) --log $(LIVE_VM_LOG) -- livebench liverounds=$(LIVE_ROUNDS)
-	$(Q)VM_ACCEL=$(or $(VM_ACCEL),tcg$(comma)thread=multi) bash tests/vm/bench-idle-report.sh \
+	$(Q)VM_ACCEL=$(LIVE_VM_ACCEL) bash tests/vm/bench-idle-report.sh \
 		$(LIVE_VM_LOG) $(if $(filter-out 3,$(LIVE_ROUNDS)),,--write docs/BENCHMARKS.md)
 
 # The kernel matrix (tests/vm/kernels.sh): 6.1, 6.12, 7.3 and the host's
