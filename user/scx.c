@@ -191,7 +191,7 @@ fail:
 
 int scx_timer_learner(struct scx_ctx *c, struct timer_learner *t)
 {
-	if (!c || !c->skel || !c->skel->bss || !bpf_program__fd(c->skel->progs.bpfgov_timer_base))
+	if (!c || !c->skel || !c->skel->bss || bpf_program__fd(c->skel->progs.bpfgov_timer_base) < 0)
 		return -ENOENT;
 	t->prog = c->skel->progs.bpfgov_timer_base;
 	t->link = &c->skel->links.bpfgov_timer_base;
