@@ -71,17 +71,20 @@ const volatile __u32 scx_nr_llcs = 1;
 const volatile __u32 scx_cpu_llc[BPFGOV_MAX_CPUS];
 const volatile __u32 scx_llc_nr_cpus[BPFGOV_MAX_LLCS];
 /*
- * With more than one LLC: per LLC, "its DSQ may hold tasks", set by the
- * enqueue that queues there, cleared by a CPU of another LLC before it
- * looks (and set again when it took a task: more may wait).  A CPU going
- * idle then looks only into the other LLCs' DSQs that may hold work, not
- * into every one (a kfunc call each).  An enqueue between the clear and
- * the look is seen by the look; one after it sets the flag again.  A
- * CPU's own LLC is always looked at.  One cache line per LLC.
+ * Per LLC, "its DSQ may hold tasks": set by the enqueue that queues there,
+ * cleared by a CPU before it looks (and set again when it took a task, or
+ * found tasks it may not run: more may wait).  A CPU going idle looks
+ * only into the DSQs that may hold work, its own LLC's included: the look
+ * is a kfunc call that finds the DSQ by id (a hash lookup), most of what
+ * an idle dispatch costs in a ping-pong that never queues there.  Both
+ * the set and the clear are exchanges (full barriers), so an enqueue
+ * between the clear and the look is seen by the look, and one after it
+ * leaves the flag set: a task is never left in a DSQ whose flag is clear.
+ * One cache line per LLC.
  */
 struct llc_flag {
-	__u8 queued;
-	__u8 pad[63];
+	__u32 queued;
+	__u8 pad[60];
 };
 static struct llc_flag scx_llc_queued[BPFGOV_MAX_LLCS];
 /* One vtime-ordered DSQ per CPU for the tasks that can run only there. */
@@ -145,6 +148,24 @@ __u64 scx_run_start[BPFGOV_MAX_CPUS];
  * running(), where the task is the hook's own and its cgroup may be asked
  * for.  Otherwise the charge reads the task's own weight. */
 __u64 scx_run_weight[BPFGOV_MAX_CPUS];
+
+/*
+ * The governor's clock at a switch, without reading one.  The kernel
+ * stamps every switch already: se.exec_start is the rq's task clock
+ * (rq_clock_task) when the next task is set to run, just before
+ * running(), and when the task that goes to sleep is dequeued, just
+ * before the dispatch() that finds nothing to run.  The policy core's
+ * times are the monotonic clock's (bpf_ktime_get_ns: records, next
+ * timers, the loader's clock), so each CPU keeps the offset between the
+ * two, taken at every due-or-not tick and every slow path, where the hook
+ * reads the monotonic clock anyway: a switch's time is its stamp plus the
+ * offset.  The task clock leaves out interrupt (and steal) time, so a
+ * time derived from it falls behind by the interrupt time since the
+ * offset was last taken (microseconds: the offset follows within a tick
+ * on a busy CPU) and is never taken as earlier than the CPU's last event.
+ * 0: not taken yet (the hook reads the clock).
+ */
+__u64 scx_clk_off[BPFGOV_MAX_CPUS];
 
 /* Set when a CPU's own DSQ may hold tasks: the enqueue that inserts and
  * the dispatch that drains it run under that CPU's rq lock (a task that
@@ -297,6 +318,31 @@ __noinline int bpfgov_scx_wake(__u32 cpu)
 	return 0;
 }
 
+/* The monotonic time of a switch the kernel stamped @stamp (a task's
+ * se.exec_start, just set) on the CPU of slot @idx, whose state is @s. */
+static __always_inline __u64 switch_ns(__u32 idx, __u64 stamp,
+				       const struct bpfgov_cpu_state *s)
+{
+	__u64 off = scx_clk_off[idx], now;
+
+	if (!off) {
+		now = bpf_ktime_get_ns();
+		scx_clk_off[idx] = now - stamp;
+		return now;
+	}
+	now = stamp + off;
+	return now < s->last_event_ns ? s->last_event_ns : now;
+}
+
+/* The monotonic clock, read; the offset of slot @idx follows @stamp. */
+static __always_inline __u64 clock_sync(__u32 idx, __u64 stamp)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	scx_clk_off[idx] = now - stamp;
+	return now;
+}
+
 static __always_inline bool vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
@@ -435,6 +481,16 @@ static __always_inline void wake_preempt(s32 cpu, u64 vtime)
 	__sync_fetch_and_add(&scx_nr_preempts, 1);
 }
 
+/* A task was queued in LLC @llc's DSQ: its flag set, by an exchange (a
+ * full barrier after the insert; a plain test first could be answered
+ * before the insert is seen, and miss a concurrent clear). */
+static __always_inline void llc_mark(__u32 llc)
+{
+	struct llc_flag *f = &scx_llc_queued[llc & (BPFGOV_MAX_LLCS - 1)];
+
+	__sync_lock_test_and_set(&f->queued, 1);
+}
+
 void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	__u32 llc;
@@ -475,8 +531,7 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	vtime = task_vtime(p);
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), weight_slice(p, task_slice(llc)), vtime, enq_flags);
 	__sync_fetch_and_add(&scx_nr_shared, 1);
-	if (scx_nr_llcs > 1 && !scx_llc_queued[llc].queued)
-		scx_llc_queued[llc].queued = 1;
+	llc_mark(llc);
 
 	/*
 	 * Tasks that did not pass through select_cpu (preempted, re-enqueued,
@@ -525,6 +580,25 @@ static __always_inline bool dsq_first(u64 dsq_id, u64 *v)
 
 enum { PICK_NONE, PICK_PCPU, PICK_SHARED };
 
+/* Take the first task of LLC @llc's DSQ that may run here, if its flag
+ * says the DSQ may hold one (see struct llc_flag). */
+static __always_inline bool llc_take(__u32 llc)
+{
+	struct llc_flag *f = &scx_llc_queued[llc & (BPFGOV_MAX_LLCS - 1)];
+
+	if (!READ_ONCE(f->queued))
+		return false;
+	__sync_lock_test_and_set(&f->queued, 0);
+	if (scx_bpf_dsq_move_to_local(LLC_DSQ(llc), 0)) {
+		WRITE_ONCE(f->queued, 1);	/* more may wait */
+		return true;
+	}
+	/* Tasks this CPU may not run wait there for the others. */
+	if (scx_bpf_dsq_nr_queued(LLC_DSQ(llc)) > 0)
+		WRITE_ONCE(f->queued, 1);
+	return false;
+}
+
 /* Own LLC's DSQ empty: the first task of another LLC's DSQ that may run
  * here, the nearest LLC index first.  One LLC: nothing to look at. */
 static __always_inline bool steal_llc(__u32 own)
@@ -537,12 +611,7 @@ static __always_inline bool steal_llc(__u32 own)
 		llc = own + i;
 		if (llc >= scx_nr_llcs)
 			llc -= scx_nr_llcs;
-		llc &= BPFGOV_MAX_LLCS - 1;
-		if (!scx_llc_queued[llc].queued)
-			continue;
-		scx_llc_queued[llc].queued = 0;
-		if (scx_bpf_dsq_move_to_local(LLC_DSQ(llc), 0)) {
-			scx_llc_queued[llc].queued = 1;
+		if (llc_take(llc)) {
 			__sync_fetch_and_add(&scx_nr_stolen, 1);
 			return true;
 		}
@@ -664,7 +733,7 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 	if (!keep && !scx_pcpu_queued[cpu_slot(cpu)]) {
 		__u32 llc = cpu_llc(cpu);
 
-		if (scx_bpf_dsq_move_to_local(LLC_DSQ(llc), 0) || steal_llc(llc))
+		if (llc_take(llc) || steal_llc(llc))
 			return;
 	} else if (dispatch_weighted(cpu, prev, keep)) {
 		return;
@@ -676,7 +745,9 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 	s = gov_cpu((__u32)cpu);
 	if (!s || !s->busy)
 		return;
-	run_ends(s, (__u32)cpu, bpf_ktime_get_ns());
+	/* prev (on sched_ext) went to sleep: its dequeue stamped the time. */
+	run_ends(s, (__u32)cpu, prev ? switch_ns(cpu_slot(cpu), prev->se.exec_start, s) :
+				       bpf_ktime_get_ns());
 }
 
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
@@ -710,12 +781,13 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	 * here): idle exit, then the switch away from idle. In short cycles
 	 * without a cpuidle driver, nearly always the short path, inline,
 	 * unless a tap reader wants the records of these steps. */
-	now = bpf_ktime_get_ns();
+	now = switch_ns(cpu_slot(cpu), p->se.exec_start, s);
 	if (gov_wake_fast(s, gov_cfg(), now)) {
 		perf_follow(s, cpu);
 		return;
 	}
-	bpfgov_scx_run_begins(s, (__u32)cpu, now);
+	/* The long path: the clock itself, and the offset follows. */
+	bpfgov_scx_run_begins(s, (__u32)cpu, clock_sync(cpu_slot(cpu), p->se.exec_start));
 }
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)
@@ -752,7 +824,9 @@ void BPF_STRUCT_OPS(bpfgov_tick, struct task_struct *p)
 	s = gov_cpu((__u32)cpu);
 	if (!s)
 		return;
-	now = bpf_ktime_get_ns();
+	/* The kernel updated the task's run time (and se.exec_start) for
+	 * this tick just before calling us. */
+	now = clock_sync(cpu_slot(cpu), p->se.exec_start);
 	if (now < s->tick_due_ns && now < s->scan_due_ns)
 		return;
 	bpfgov_scx_tick_gov(s, (__u32)cpu, now);

@@ -102,6 +102,21 @@ gov_share() {
 		}' "$1"
 }
 
+# floor_line S: the null scheduler's and the scheduling policy's ratios to
+# the default: what no sched_ext scheduler, and what bpfgov's scheduler
+# without the governor, can beat.
+floor_line() {
+	local s=$1 w r l=
+	for w in $THRU; do
+		r=$(div "$(val "$s" null $w)" "$(val "$s" default $w)")
+		[ "$r" = n/a ] || l="$l, $w $r"
+	done
+	[ -n "$l" ] || return 0
+	r=$(div "$(val "$s" sched-only pin)" "$(val "$s" default pin)")
+	echo "The floor of any sched_ext scheduler here (\`null\`, tests/vm/scx_null.bpf.c: not a single callback, every operation the kernel's default), as a ratio to the default scheduler:${l#,}; bpfgov's scheduling policy alone (\`sched-only\`, the governor's hooks off): pin $r."
+	echo
+}
+
 out() {
 	local log s n kver rounds secs
 	kver=$(sed -n "s/.*# kernel \([^,]*\), .*groups:.*/\1/p" "${logs[0]}" | head -n1)
@@ -128,6 +143,7 @@ out() {
 		echo
 		echo "Governor's share per hop of the pinned ping-pong (instructions; bpfgov's programs minus the scheduler alone, \`sched-only\`): $(gov_share "$log")."
 		echo
+		floor_line "$s"
 	done
 	echo "Ratios: throughput configuration / default (above 1 is faster); wake-up p99 configuration / default (below 1 is better); for nice and cgroup the CPU time ratio of the two hogs and how far it is from the weight ratio. bpfgov is \`govloader start --mode scx\` actuating stand-in HWP MSR files; scx_simple and scx_flatcg are the kernel's \`tools/sched_ext\` examples built from the same kernel version's source."
 	echo
@@ -155,6 +171,9 @@ out() {
 	g_loader() { local r; r=$(grep '^BL scx ' "$2" | awk '{ k = $3; n[k]++; c[k] += $4 } END { m = 0; w = "n/a"; for (k in n) if (c[k] / n[k] >= m) { m = c[k] / n[k]; w = k } printf "%.2f %s\n", m, w }')
 		echo "${r%% *} % (${r#* }) $(verdict "${r%% *}" '<=' 1)"; }
 	row_goal "≥ 0.95× default on every throughput workload (worst)" g_default
+	g_null() { local x; x=$(worst_ratio "$1" null default); [ "${x%% *}" = n/a ] && { echo "not measured"; return; }
+		echo "${x%% *} (${x#* }); on pin $(div "$(val "$1" null pin)" "$(val "$1" default pin)")"; }
+	row_goal "reference: the null scheduler / default (worst; pinned ping-pong)" g_null
 	row_goal "at least as good as scx_simple (worst bpfgov / scx_simple)" g_simple
 	row_goal "wake-up p99 ≤ 1.1× default, 50 % load" g_w50
 	row_goal "wake-up p99 ≤ 1.1× default, 100 % load" g_w100

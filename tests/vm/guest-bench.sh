@@ -15,6 +15,9 @@
 #   scx         govloader --mode scx, actuating stand-in MSRs (/tmp/msr)
 #   sched-only  bpfgov's scheduler with the governor hooks off (scx-smoke
 #               --sched-only): what the scheduling policy alone costs
+#   null        a sched_ext scheduler without a single callback
+#               (tests/vm/scx_null.bpf.c, registered by bpftool): the
+#               floor of any sched_ext scheduler; throughput workloads only
 #   simple      the kernel's tools/sched_ext/scx_simple (when built)
 #   flatcg      the kernel's tools/sched_ext/scx_flatcg (when built)
 # Workloads (BENCH_SECS each; default: pin unpin pipe msg wake50 wake100
@@ -119,6 +122,8 @@ esac
 # sched-only: our own workloads (pin unpin threads wake) among those chosen.
 SO_WL=
 for w in $WL; do case $w in pin|unpin|threads|wake) SO_WL="$SO_WL $w" ;; esac; done
+NULL_WL=
+for w in $WL; do case $w in pin|unpin|pipe|msg) NULL_WL="$NULL_WL $w" ;; esac; done
 
 start_trace() { # ARGS...
 	: > $LOG
@@ -156,6 +161,19 @@ start_trace_states() {
 	start_trace --sysfs-root $IDLESYS
 }
 
+# The null scheduler: registered by bpftool, its link pinned (the
+# scheduler stays while the pin does).
+NULL_PIN=/sys/fs/bpf/scx-null
+start_null() {
+	mkdir -p $NULL_PIN
+	bpftool struct_ops register /bin/scx_null.bpf.o $NULL_PIN > /tmp/null.log 2>&1 &&
+		wait_for 60 is_state enabled && [ "$(cat $SCX/root/ops 2>/dev/null)" = null ]
+}
+stop_null() {
+	rm -f $NULL_PIN/*
+	wait_for 10 is_state disabled
+}
+
 start_simple() { # [NAME]: scx_simple, or another of the kernel's examples
 	/bin/${1:-scx_simple} > /tmp/simple.log 2>&1 &
 	spid=$!
@@ -191,6 +209,11 @@ bench_config() { # CONFIG ROUND
 		if wait_for 60 is_enabled_bpfgov; then measure sched-only $2 $SO_WL
 		else nok "bench: sched-only attach"; fi
 		kill -INT $spid; wait $spid; wait_for 5 is_state disabled ;;
+	null)
+		have bpftool && [ -r /bin/scx_null.bpf.o ] || return 0
+		if start_null; then measure null $2 $NULL_WL
+		else nok "bench: null scheduler attach"; sed 's/^/#   /' /tmp/null.log | tail -n 20; fi
+		stop_null ;;
 	simple)
 		have scx_simple || return 0
 		if start_simple; then
@@ -221,7 +244,7 @@ bpf_cost() { # CONFIG WORKLOAD
 			printf "BS %s %s:%s %.0f %d\n", cfg, $1, w, ($2 - t[$1]) / ($3 - c[$1]), $3 - c[$1] }' /tmp/bs0 /tmp/bs1
 }
 
-CONFIGS=${BENCH_CONFIGS:-default scx simple flatcg}
+CONFIGS=${BENCH_CONFIGS:-default scx null simple flatcg}
 echo "# bench: $BENCH_ROUNDS rounds x $S s, workloads: $WL, configurations: $CONFIGS"
 # The topology the scheduler sees: CPUs, last-level caches, NUMA nodes.
 llcs=$(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | tr '\n' ' ')

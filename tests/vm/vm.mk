@@ -77,6 +77,13 @@ $(VM_DIR)/scxbench: tests/vm/scxbench.c | $(VM_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -static -pthread -o $@ $<
 
+# The floor of any sched_ext scheduler (no callback at all), a reference
+# of bench-vm; registered in the guest by bpftool.
+SCX_NULL := $(VM_DIR)/scx_null.bpf.o
+$(SCX_NULL): tests/vm/scx_null.bpf.c $(FLAGS_STAMP) | $(VM_DIR)
+	$(call msg,BPF,$@)
+	$(Q)$(SCX_CLANG) $(BPF_CFLAGS) -mcpu=v3 -c $< -o $@
+
 # Verifier figures per program (tests/vm/kernels.sh reads them).
 $(VM_DIR)/bpfgov-veristat: tests/vm/veristat.c | $(VM_DIR)
 	$(call msg,CC,$@)
@@ -114,9 +121,9 @@ BENCH_VM_LOG     = $(VM_DIR)/bench-vm$(if $(VM_ICOUNT),-icount)-smp$(1).log
 BENCH_VM_TOOLS   = $(SCX_SIMPLE) $(wildcard $(SCX_FLATCG)) $(foreach t,bpftool hackbench,$(firstword $(wildcard $(addsuffix /$(t),/usr/sbin /usr/bin /sbin /bin))))
 comma := ,
 
-bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) scx-simple scx-flatcg
+bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) $(SCX_NULL) scx-simple scx-flatcg
 	$(Q)echo "bench-vm: tools in the image: $(BENCH_VM_TOOLS); vCPUs: $(BENCH_SMP)"
-	$(Q)BUILD=$(BUILD) EXTRA_BINS="$(BENCH_VM_TOOLS)" bash tests/vm/mkinitramfs.sh $(BENCH_VM_INITRD)
+	$(Q)BUILD=$(BUILD) EXTRA_BINS="$(BENCH_VM_TOOLS)" EXTRA_FILES="$(SCX_NULL):/bin/scx_null.bpf.o" bash tests/vm/mkinitramfs.sh $(BENCH_VM_INITRD)
 	$(Q)for n in $(subst $(comma), ,$(BENCH_SMP)); do \
 		BUILD=$(BUILD) VM_ICOUNT=$(VM_ICOUNT) VM_SMP=$$n bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		--initrd $(BENCH_VM_INITRD) --log $(call BENCH_VM_LOG,$$n) \
