@@ -139,6 +139,10 @@ for c in $(seq 0 $((NCPU - 1))); do
 		echo 0 >"$d/time"; echo 0 >"$d/usage"
 	done
 done
+# A counter is replaced whole (written aside, then renamed), as sysfs
+# gives it: `echo > file` truncates first, and a read in between finds
+# the file empty.
+put() { echo "$2" >"$T_TMP/iw.tmp" && mv -f "$T_TMP/iw.tmp" "$1"; }
 idle_writer() {
 	local t0 ms c
 	t0=$(date +%s%N)
@@ -146,9 +150,9 @@ idle_writer() {
 		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 		for c in $(seq 0 $((NCPU - 1))); do
 			d=$P/sys/devices/system/cpu/cpu$c/cpuidle
-			echo $((ms * 10)) >"$d/state0/time"	# us: 10 ms a second
-			echo $((ms * 20)) >"$d/state1/time"
-			echo $((ms / 20)) >"$d/state1/usage"
+			put "$d/state0/time" $((ms * 10))	# us: 10 ms a second
+			put "$d/state1/time" $((ms * 20))
+			put "$d/state1/usage" $((ms / 20))
 		done
 		sleep 0.05
 	done
