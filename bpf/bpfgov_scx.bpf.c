@@ -318,22 +318,6 @@ __noinline int bpfgov_scx_wake(__u32 cpu)
 	return 0;
 }
 
-/* The monotonic time of a switch the kernel stamped @stamp (a task's
- * se.exec_start, just set) on the CPU of slot @idx, whose state is @s. */
-static __always_inline __u64 switch_ns(__u32 idx, __u64 stamp,
-				       const struct bpfgov_cpu_state *s)
-{
-	__u64 off = scx_clk_off[idx], now;
-
-	if (!off) {
-		now = bpf_ktime_get_ns();
-		scx_clk_off[idx] = now - stamp;
-		return now;
-	}
-	now = stamp + off;
-	return now < s->last_event_ns ? s->last_event_ns : now;
-}
-
 /* The monotonic clock, read; the offset of slot @idx follows @stamp. */
 static __always_inline __u64 clock_sync(__u32 idx, __u64 stamp)
 {
@@ -341,6 +325,19 @@ static __always_inline __u64 clock_sync(__u32 idx, __u64 stamp)
 
 	scx_clk_off[idx] = now - stamp;
 	return now;
+}
+
+/* The monotonic time of a switch the kernel stamped @stamp (a task's
+ * se.exec_start, just set) on the CPU of slot @idx, whose state is @s. */
+static __always_inline __u64 switch_ns(__u32 idx, __u64 stamp,
+				       const struct bpfgov_cpu_state *s)
+{
+	__u64 off = scx_clk_off[idx], now;
+
+	if (!off)
+		return clock_sync(idx, stamp);
+	now = stamp + off;
+	return now < s->last_event_ns ? s->last_event_ns : now;
 }
 
 static __always_inline bool vtime_before(u64 a, u64 b)
@@ -753,6 +750,7 @@ void BPF_STRUCT_OPS(bpfgov_dispatch, s32 cpu, struct task_struct *prev)
 void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 {
 	s32 cpu = task_cpu_of(p);
+	__u32 idx = cpu_slot(cpu);
 	struct bpfgov_cpu_state *s;
 	__u64 now;
 
@@ -760,8 +758,6 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	if (vtime_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
 	if (cpu >= 0) {
-		__u32 idx = cpu_slot(cpu);
-
 		scx_run_start[idx] = p->se.sum_exec_runtime;
 		if (scx_cg_weights)
 			scx_run_weight[idx] = task_weight(p);
@@ -781,13 +777,13 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	 * here): idle exit, then the switch away from idle. In short cycles
 	 * without a cpuidle driver, nearly always the short path, inline,
 	 * unless a tap reader wants the records of these steps. */
-	now = switch_ns(cpu_slot(cpu), p->se.exec_start, s);
+	now = switch_ns(idx, p->se.exec_start, s);
 	if (gov_wake_fast(s, gov_cfg(), now)) {
 		perf_follow(s, cpu);
 		return;
 	}
 	/* The long path: the clock itself, and the offset follows. */
-	bpfgov_scx_run_begins(s, (__u32)cpu, clock_sync(cpu_slot(cpu), p->se.exec_start));
+	bpfgov_scx_run_begins(s, (__u32)cpu, clock_sync(idx, p->se.exec_start));
 }
 
 void BPF_STRUCT_OPS(bpfgov_stopping, struct task_struct *p, bool runnable)

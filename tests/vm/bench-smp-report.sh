@@ -172,8 +172,8 @@ out() {
 		echo "${r%% *} % (${r#* }) $(verdict "${r%% *}" '<=' 1)"; }
 	row_goal "≥ 0.95× default on every throughput workload (worst)" g_default
 	g_null() { local x; x=$(worst_ratio "$1" null default); [ "${x%% *}" = n/a ] && { echo "not measured"; return; }
-		echo "${x%% *} (${x#* }); on pin $(div "$(val "$1" null pin)" "$(val "$1" default pin)")"; }
-	row_goal "reference: the null scheduler / default (worst; pinned ping-pong)" g_null
+		echo "${x%% *} (${x#* })"; }
+	row_goal "reference: the null scheduler / default (worst)" g_null
 	row_goal "at least as good as scx_simple (worst bpfgov / scx_simple)" g_simple
 	row_goal "wake-up p99 ≤ 1.1× default, 50 % load" g_w50
 	row_goal "wake-up p99 ≤ 1.1× default, 100 % load" g_w100

@@ -120,10 +120,14 @@ case " $WL " in *" cgroup "*)
 	fi ;;
 esac
 # sched-only: our own workloads (pin unpin threads wake) among those chosen.
-SO_WL=
-for w in $WL; do case $w in pin|unpin|threads|wake) SO_WL="$SO_WL $w" ;; esac; done
-NULL_WL=
-for w in $WL; do case $w in pin|unpin|pipe|msg) NULL_WL="$NULL_WL $w" ;; esac; done
+# null: the throughput workloads among them.
+wl_among() { # LIST: the chosen workloads that are in LIST, in their order
+	local w out=
+	for w in $WL; do case " $1 " in *" $w "*) out="$out $w" ;; esac; done
+	echo $out
+}
+SO_WL=$(wl_among "pin unpin threads wake")
+NULL_WL=$(wl_among "pin unpin pipe msg")
 
 start_trace() { # ARGS...
 	: > $LOG
