@@ -139,10 +139,11 @@ for c in $(seq 0 $((NCPU - 1))); do
 		echo 0 >"$d/time"; echo 0 >"$d/usage"
 	done
 done
-# A counter is replaced whole (written aside, then renamed), as sysfs
-# gives it: `echo > file` truncates first, and a read in between finds
-# the file empty.
-put() { echo "$2" >"$T_TMP/iw.tmp" && mv -f "$T_TMP/iw.tmp" "$1"; }
+# A counter is overwritten in place, never empty, as sysfs gives it:
+# `echo > file` truncates first, and a read in between finds the file
+# empty. Fixed width (zero-padded), so no truncation is needed; one
+# write by a builtin, so the counters of a step change together.
+put() { printf '%012d\n' "$2" 1<>"$1"; }
 idle_writer() {
 	local t0 ms c
 	t0=$(date +%s%N)
