@@ -419,16 +419,72 @@ static __always_inline int gov_wake_fast(struct bpfgov_cpu_state *s, struct bpfg
  * so reading it is a cross-CPU miss, and the stamp another one at the exit.
  */
 #define GOV_WAKE_SAMPLE	4
-#define GOV_SEQ_STRIDE	(BPFGOV_CACHE_LINE / sizeof(__u32))
 
-static __u32 wake_seq[BPFGOV_MAX_CPUS * GOV_SEQ_STRIDE] __attribute__((aligned(BPFGOV_CACHE_LINE)));
+/* Each CPU's line as a waker. */
+struct gov_waker {
+	__u32 seq;		/* wake-ups this CPU aimed at others (the sample counter) */
+	__u32 widen;		/* paced sampling (gov_wake_paced): one in GOV_WAKE_SAMPLE << widen */
+	__u64 last_ns;		/* paced sampling: this CPU's last stamp */
+} __attribute__((aligned(BPFGOV_CACHE_LINE)));
+
+static struct gov_waker gov_wakers[BPFGOV_MAX_CPUS];
+
+static __always_inline struct gov_waker *gov_waker(__u32 self)
+{
+	return &gov_wakers[self & (BPFGOV_MAX_CPUS - 1)];
+}
 
 /* This wake-up, from the current CPU, is one to stamp its target for. */
 static __always_inline int gov_wake_sampled(void)
 {
-	__u32 *seq = &wake_seq[(bpf_get_smp_processor_id() & (BPFGOV_MAX_CPUS - 1)) * GOV_SEQ_STRIDE];
+	struct gov_waker *w = gov_waker(bpf_get_smp_processor_id());
 
-	return !((*seq)++ & (GOV_WAKE_SAMPLE - 1)) || gov_tapping(BPFGOV_EV_WAKE_LAT);
+	return !(w->seq++ & (GOV_WAKE_SAMPLE - 1)) || gov_tapping(BPFGOV_EV_WAKE_LAT);
+}
+
+/*
+ * Paced sampling (sched_ext mode, where the stamp rides on the scheduler's
+ * own wake-up path): one wake-up in GOV_WAKE_SAMPLE << widen from each
+ * waker CPU, the period widening while that CPU's stamps come closer than
+ * GOV_STAMP_GAP_NS and narrowing while they are more than four times as
+ * far apart. A CPU that wakes others every few microseconds (a ping-pong)
+ * thus stamps every 2-8 ms, hundreds of samples a second, where one in
+ * four would be thousands, each a clock read and a full idle exit of its
+ * target (gov_wake_fast declines a stamped wake-up); a CPU that wakes
+ * others less often than every 8 ms samples one in four, as tracepoint
+ * mode. The pacing reads no clock of its own: the stamp's.
+ */
+#define GOV_STAMP_GAP_NS	(2ull * 1000 * 1000)
+#define GOV_WIDEN_MAX		6	/* one in 256 */
+
+/* This wake-up, from CPU @self, is one to stamp its target for (paced). */
+static __always_inline int gov_wake_paced_due(struct gov_waker *w)
+{
+	return !(w->seq++ & ((GOV_WAKE_SAMPLE << w->widen) - 1)) || gov_tapping(BPFGOV_EV_WAKE_LAT);
+}
+
+/* A sampled wake-up from CPU @self (the current CPU, not @cpu) is aimed
+ * at @cpu: stamp it if it sleeps, not yet stamped, and pace @self's
+ * sampling by the time since its last stamp. */
+static __always_inline void gov_wake_paced(__u32 cpu, __u32 self)
+{
+	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	struct gov_waker *w;
+	__u64 now, gap;
+
+	if (!s || s->cur_state == BPFGOV_NO_STATE || s->wake_ts_ns)
+		return;
+	now = bpf_ktime_get_ns();
+	pol_wake_stamp(s, now);
+	w = gov_waker(self);
+	gap = now - w->last_ns;
+	w->last_ns = now;
+	if (gap < GOV_STAMP_GAP_NS) {
+		if (w->widen < GOV_WIDEN_MAX)
+			w->widen++;
+	} else if (gap >= 4 * GOV_STAMP_GAP_NS && w->widen) {
+		w->widen--;
+	}
 }
 
 /* A wakeup is aimed at @cpu: timestamp it to measure the wake-up cost.

@@ -204,7 +204,7 @@ __u32 scx_cg_weights;
 /* Set by the loader four seconds in sixteen (as it attaches sched_waking in
  * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
  * stamp it for the wake-up cost, which moves slowly; the other seconds
- * pay no clock read for it. */
+ * pay no clock read for it.  Which wake-ups: paced (gov_wake_paced). */
 volatile __u32 scx_wake_sample = 1;
 
 /* Last perf value asked for, per CPU, plus one (0: never set).  Written
@@ -312,9 +312,9 @@ __noinline int bpfgov_scx_tick_gov(struct bpfgov_cpu_state *s, __u32 cpu, __u64 
 	return 0;
 }
 
-__noinline int bpfgov_scx_wake(__u32 cpu)
+__noinline int bpfgov_scx_wake(__u32 cpu, __u32 self)
 {
-	gov_on_wake(cpu);
+	gov_wake_paced(cpu, self);
 	return 0;
 }
 
@@ -367,13 +367,18 @@ static __always_inline u64 task_slice(__u32 llc)
 }
 
 /* Record that this CPU is about to be woken (wake-cost measurement), for
- * one such wake-up in GOV_WAKE_SAMPLE, as tracepoint mode does.  Not from
- * the CPU itself: a pinned task's enqueue mostly runs on its own CPU,
- * already awake (the waker queued it there), and the core ignores those. */
+ * the wake-ups the pacing samples (gov_wake_paced_due).  Not from the CPU
+ * itself: a pinned task's enqueue mostly runs on its own CPU, already
+ * awake (the waker queued it there), and the core ignores those. */
 static __always_inline void stamp_wake(s32 cpu)
 {
-	if (scx_wake_sample && cpu != (s32)bpf_get_smp_processor_id() && gov_wake_sampled())
-		bpfgov_scx_wake((__u32)cpu);
+	__u32 self;
+
+	if (!scx_wake_sample)
+		return;
+	self = bpf_get_smp_processor_id();
+	if (cpu != (s32)self && gov_wake_paced_due(gov_waker(self)))
+		bpfgov_scx_wake((__u32)cpu, self);
 }
 
 /*
@@ -778,10 +783,11 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	 * without a cpuidle driver, nearly always the short path, inline,
 	 * unless a tap reader wants the records of these steps. */
 	now = switch_ns(idx, p->se.exec_start, s);
-	if (gov_wake_fast(s, gov_cfg(), now)) {
-		perf_follow(s, cpu);
+	/* The short path decides nothing, and the last floor change was
+	 * followed where it was made: at a full path, a due tick, or (a
+	 * remote refresh) at the full path its gate sends this wake-up to. */
+	if (gov_wake_fast(s, gov_cfg(), now))
 		return;
-	}
 	/* The long path: the clock itself, and the offset follows. */
 	bpfgov_scx_run_begins(s, (__u32)cpu, clock_sync(idx, p->se.exec_start));
 }

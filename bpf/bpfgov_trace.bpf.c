@@ -177,7 +177,7 @@ int BPF_PROG(bpfgov_tick, int vector)
 	/* The local timer interrupt of a sleeping CPU: a timer wake-up, and
 	 * nothing else to do (the remote scan rides on awake CPUs' ticks). */
 	if (s->cur_state != BPFGOV_NO_STATE) {
-		s->timer_fired = 1;
+		pol_timer_fire(s);
 		return 0;
 	}
 	/* A task that runs where the CPU was thought idle: one already

@@ -134,7 +134,7 @@ struct bpfgov_cpu_state {
 					 * polls (0: none seen yet; the formula stands in) */
 	__u32 exit_goes_on;		/* set by the caller before an idle exit: no task is to
 					 * run (need_resched clear), the idle loop goes on */
-	__u32 pad_exit;
+	__u32 fast_state;		/* the state the fast_* terms below are of, plus one (0: none) */
 	__u32 fall_peak;		/* highest target seen while below the floor */
 	__u32 ctx_streak;		/* idles in a row of the other context's class */
 	__u64 below_since_ns;		/* target has stayed below the floor since (0: not below) */
@@ -175,8 +175,19 @@ struct bpfgov_cpu_state {
 	__u64 poll_ns;			/* residency spent in polling states */
 	__u64 rb_drops;			/* decision records lost (events ring full) */
 	__u64 tap_drops;		/* tap records lost */
-	/* a line of unnamed padding (not in BTF, not in `dump`) */
-	__u64 :64, :64, :64, :64, :64, :64, :64, :64;
+	/* One fixed idle state (no cpuidle driver): the idle entry's gate
+	 * for the wake-up that ends it (pol_fast_gate), so that the wake-up,
+	 * nearly every one in short cycles, takes its short path on one
+	 * comparison (pol_wake_fast); and that state's cost terms as the last
+	 * full idle exit left them (pol_fast_terms) */
+	__u64 fast_until_ns;		/* a wake-up before this takes the short path (0: none) */
+	__u64 fast_horizon_ns;		/* the open segment is young, and no gap memory ends,
+					 * until this (pol_fast_horizon) */
+	__u64 fast_cost_ns;		/* the state's wake-up cost (pol_state_cost_ns) */
+	__u64 fast_res_ns;		/* its target residency, ns */
+	__u64 fast_cost_pct;		/* fast_cost_ns * payback_pct (pol_pays_back, no division) */
+	/* unnamed padding (not in BTF, not in `dump`): the struct keeps its size */
+	__u64 :64, :64, :64;
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /* Where a CPU's next timer comes from (cpu_state.timer_src). */

@@ -147,18 +147,55 @@ static __always_inline __u32 pol_util_at(const struct bpfgov_cpu_state *s,
 	return pol_smooth(c, s->util, sample, dur);
 }
 
+/*
+ * The shortest segment worth closing: an eighth of the faster time
+ * constant (250 us at the defaults). A busy run that begins sooner after
+ * the segment's start leaves it open: its busy time adds to the same
+ * segment, closed at the first busy begin past that age (or by a long
+ * run's tick). At every wake-up of a CPU in short cycles (a ping-pong, a
+ * pipe: one every few microseconds) closing a segment costs two divisions
+ * and a floor evaluation, for a util step of a fraction of a percent and a
+ * floor that cannot change within the rate limit anyway; a segment of a few
+ * such cycles gives util the same sample (busy / length), so util follows
+ * the same curve, in steps of at most 1/9 of the distance, and decisions
+ * come at most this much later. Gaps long enough to matter end a segment
+ * older than this by themselves (it began before the gap), and the gap
+ * memory's arming and expiry always take the full evaluation.
+ */
+static __always_inline __u64 pol_seg_min_ns(const struct bpfgov_config *c)
+{
+	return ((__u64)pol_min32(c->tau_rise_us, c->tau_fall_us) * POL_NS_PER_US) >> 3;
+}
+
+/*
+ * Until when the open segment stays young (pol_seg_young) and no gap
+ * memory ends (pol_hold_expire), for the short wake-up path's gate
+ * (pol_fast_gate): taken where the segment opens (pol_close_segment, the
+ * first busy end) and so after every arming of the gap memory, which
+ * closes the segment. Released gap memory leaves it earlier than need
+ * be, never later; a `set` of the time constants reaches it at the next
+ * segment.
+ */
+static __always_inline void pol_fast_horizon(struct bpfgov_cpu_state *s,
+					     const struct bpfgov_config *c)
+{
+	__u64 h = s->seg_start_ns ? s->seg_start_ns + pol_seg_min_ns(c) : 0;
+
+	if (s->hold_floor && s->hold_until_ns < h)
+		h = s->hold_until_ns;
+	s->fast_horizon_ns = h;
+}
+
 static __always_inline void pol_close_segment(struct bpfgov_cpu_state *s,
 					      const struct bpfgov_config *c, __u64 now)
 {
-	if (!s->seg_start_ns) {		/* first event on this CPU */
-		s->seg_start_ns = now;
-		s->seg_busy_ns = 0;
-		return;
+	if (s->seg_start_ns) {		/* else the first event on this CPU */
+		s->util = pol_util_at(s, c, now, s->seg_busy_ns);
+		s->target = pol_target(c, s->util);
 	}
-	s->util = pol_util_at(s, c, now, s->seg_busy_ns);
-	s->target = pol_target(c, s->util);
 	s->seg_start_ns = now;
 	s->seg_busy_ns = 0;
+	pol_fast_horizon(s, c);
 }
 
 /* Busy time of the current run not yet added to the open segment. */
@@ -345,26 +382,6 @@ static __always_inline __u64 pol_tick_next(const struct bpfgov_cpu_state *s,
 	return pol_min64(due, t);
 }
 
-/*
- * The shortest segment worth closing: an eighth of the faster time
- * constant (250 us at the defaults). A busy run that begins sooner after
- * the segment's start leaves it open: its busy time adds to the same
- * segment, closed at the first busy begin past that age (or by a long
- * run's tick). At every wake-up of a CPU in short cycles (a ping-pong, a
- * pipe: one every few microseconds) closing a segment costs two divisions
- * and a floor evaluation, for a util step of a fraction of a percent and a
- * floor that cannot change within the rate limit anyway; a segment of a few
- * such cycles gives util the same sample (busy / length), so util follows
- * the same curve, in steps of at most 1/9 of the distance, and decisions
- * come at most this much later. Gaps long enough to matter end a segment
- * older than this by themselves (it began before the gap), and the gap
- * memory's arming and expiry always take the full evaluation.
- */
-static __always_inline __u64 pol_seg_min_ns(const struct bpfgov_config *c)
-{
-	return ((__u64)pol_min32(c->tau_rise_us, c->tau_fall_us) * POL_NS_PER_US) >> 3;
-}
-
 /* A short gap right after busy time arms the gap memory. */
 static __always_inline int pol_gap_arms(const struct bpfgov_cpu_state *s,
 					const struct bpfgov_config *c, __u64 gap)
@@ -465,8 +482,10 @@ static __always_inline __u32 pol_busy_end(struct bpfgov_cpu_state *s,
 	if (!s->busy)
 		return 0;
 	run = now > s->busy_since_ns ? now - s->busy_since_ns : 0;
-	if (!s->seg_start_ns)
+	if (!s->seg_start_ns) {
 		s->seg_start_ns = s->busy_since_ns ? s->busy_since_ns : now;
+		pol_fast_horizon(s, c);
+	}
 	s->seg_busy_ns += pol_open_busy(s, now);
 	s->busy_ns += run;
 	s->pre_gap_busy_ns = run;
@@ -544,6 +563,10 @@ POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
 	s->fall_peak = 0;
 	s->last_floor_ns = now;
 	s->nr_floor_changes++;
+	/* The wake-up takes the full path, which follows the new floor where
+	 * the CPU's own hook sets its perf target (sched_ext): the short path
+	 * decides nothing, so it follows nothing. */
+	s->fast_until_ns = 0;
 	return POL_FLOOR;
 }
 
@@ -792,6 +815,50 @@ static __always_inline __u64 pol_timer_left(const struct bpfgov_cpu_state *s, __
  * (0: unknown); entry_pick is the standing pick capped by it (the pick
  * itself when the CPU has one state, idle_state_fixed).
  */
+/*
+ * One fixed idle state: the terms of pol_pays_back() for state @st of
+ * wake-up cost @cost, for the short path (pol_wake_fast). They change only
+ * where a full idle exit measures a wake-up cost, or with the tunables:
+ * each full exit (and the CPU's start) takes them afresh, so a `set`
+ * reaches them at the next full exit, within a segment (pol_seg_min_ns) of
+ * a CPU in short cycles. None for a polling state.
+ */
+static __always_inline void pol_fast_terms(struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u32 st, __u64 cost)
+{
+	st &= BPFGOV_MAX_STATES - 1;
+	s->fast_state = c->state_is_poll[st] ? 0 : st + 1;
+	s->fast_cost_ns = cost;
+	s->fast_res_ns = (__u64)c->state_residency_us[st] * POL_NS_PER_US;
+	s->fast_cost_pct = cost * c->payback_pct;
+}
+
+/*
+ * One fixed idle state: until when a wake-up from the idle period that
+ * begins at @now in state @st may take the short path (pol_wake_fast), 0
+ * for never. Everything the short path's conditions depend on that is
+ * known here is decided here: a halting state whose terms are known
+ * (pol_fast_terms), no poll time carried, a segment that stays young
+ * until the returned time, no gap memory that could arm (the busy run
+ * before this gap was too short to count) and none that expires before
+ * then. What can still change before the wake-up closes the gate where it
+ * changes: a waker's stamp (pol_wake_stamp), a timer interrupt in the
+ * residency (pol_timer_fire), the exit itself, a remote refresh that
+ * lowers the floor (pol_remote_refresh: the full path follows it where
+ * the CPU sets its own perf target). A remote refresh's other change, a
+ * released gap memory, leaves the gate as conservative as it was. Racing
+ * with the wake-up, a refresh's floor is followed at the next full path,
+ * within a segment (pol_seg_min_ns) of a CPU in short cycles.
+ */
+static __always_inline __u64 pol_fast_gate(const struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u32 st, __u64 now)
+{
+	if (s->fast_state != st + 1 || s->carry_ns || s->fast_horizon_ns <= now ||
+	    (c->gap_hold_us && s->pre_gap_busy_ns >= (__u64)c->gap_min_busy_us * POL_NS_PER_US))
+		return 0;
+	return s->fast_horizon_ns;
+}
+
 static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u32 state, __u64 now)
 {
@@ -801,8 +868,20 @@ static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
 	s->nr_idle++;
 	/* Without a cpuidle driver the CPU enters its one state whatever
 	 * the timer says: no cap to work out at every entry. */
-	s->entry_pick = c->idle_state_fixed ? s->idle_pick :
-			pol_timer_cap(s, c, s->idle_pick, pol_timer_left(s, now));
+	if (c->idle_state_fixed) {
+		s->entry_pick = s->idle_pick;
+		s->fast_until_ns = pol_fast_gate(s, c, state, now);
+	} else {
+		s->entry_pick = pol_timer_cap(s, c, s->idle_pick, pol_timer_left(s, now));
+		s->fast_until_ns = 0;
+	}
+}
+
+/* A local timer interrupt ran while the CPU was in an idle state. */
+static __always_inline void pol_timer_fire(struct bpfgov_cpu_state *s)
+{
+	s->timer_fired = 1;
+	s->fast_until_ns = 0;
 }
 
 /* Largest wake-up cost sample taken from a timer wake-up: beyond it the
@@ -1039,6 +1118,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		return 0;
 	st &= BPFGOV_MAX_STATES - 1;
 	s->cur_state = BPFGOV_NO_STATE;
+	s->fast_until_ns = 0;
 	res = now - s->state_enter_ns;
 	*residency_ns = res;
 
@@ -1143,6 +1223,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	 * length the loader uses). */
 	if (c->idle_state_fixed) {
 		pol_fixed_learn(s, c, st, cost, idle);
+		pol_fast_terms(s, c, st, cost);
 		return 0;
 	}
 	/* Its last residency's next timer came before a halt paid back: the
@@ -1185,26 +1266,25 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
 static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
 					 const struct bpfgov_config *c, __u64 now)
 {
-	__u64 enter = s->state_enter_ns, res, idle, cost, gap;
-	__u32 st = s->cur_state;
+	__u64 enter = s->state_enter_ns, res, idle, cost = s->fast_cost_ns, gap;
 
-	if (!c->idle_state_fixed || st == BPFGOV_NO_STATE || now < enter ||
-	    s->wake_ts_ns || s->timer_fired || s->carry_ns || !pol_seg_young(s, c, now))
+	(void)c;
+	/* The idle entry's gate (pol_fast_gate) holds every condition but
+	 * the time. */
+	if (now >= s->fast_until_ns || now < enter)
 		return 0;
-	st &= BPFGOV_MAX_STATES - 1;
-	if (c->state_is_poll[st])
-		return 0;
-	gap = pol_gap_at(s, now);
-	if (!pol_begin_quiet(s, c, now, gap, 1))
-		return 0;
-	/* Idle exit (pol_idle_exit_inline, one fixed halting state). */
+	/* Idle exit (pol_idle_exit_inline, one fixed halting state;
+	 * pol_fixed_learn with the entry's terms of pol_pays_back). */
 	res = now - enter;
-	cost = pol_state_cost_ns(s, c, st);
 	idle = res > cost ? res - cost : 0;
-	pol_fixed_learn(s, c, st, cost, idle);
+	if (idle < s->fast_res_ns || (idle + 1) * 100 <= s->fast_cost_pct)
+		s->nr_too_deep++;
+	pol_expect_idle(s, idle);
 	s->cur_state = BPFGOV_NO_STATE;
+	s->fast_until_ns = 0;
 	s->wake_reason = BPFGOV_WAKE_OTHER;
 	/* Busy begin (pol_busy_begin, a young segment). */
+	gap = pol_gap_at(s, now);
 	s->idle_ns += gap;
 	s->busy = 1;
 	s->busy_since_ns = now;
@@ -1218,8 +1298,10 @@ static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
  * interrupt handler that runs after the exit began: the caller skips it. */
 static __always_inline void pol_wake_stamp(struct bpfgov_cpu_state *s, __u64 now)
 {
-	if (s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns)
+	if (s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns) {
 		s->wake_ts_ns = now;
+		s->fast_until_ns = 0;	/* a stamped wake-up is measured */
+	}
 }
 
 /* Fresh state for a CPU at load time. */
@@ -1239,6 +1321,7 @@ static __always_inline void pol_cpu_init(struct bpfgov_cpu_state *s,
 	if (c->idle_state_fixed) {
 		s->idle_pick = c->idle_state_fixed - 1;
 		s->pick_reason = BPFGOV_R_FIXED;
+		pol_fast_terms(s, c, s->idle_pick, pol_state_cost_ns(s, c, s->idle_pick));
 	}
 }
 

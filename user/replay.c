@@ -732,7 +732,7 @@ static void bpf_idle_period(struct bpf_variant *v, int gov, const struct bpfgov_
 			pol_wake_stamp(s, at + remaining);
 		else if (ie->wake == TRACE_WAKE_TIMER ||
 			 (ie->wake == TRACE_WAKE_UNKNOWN && ie->rec_timer_ns == TRACE_NO_TIMER))
-			s->timer_fired = 1;	/* a timer ended it: cost from its expiry */
+			pol_timer_fire(s);	/* a timer ended it: cost from its expiry */
 		cost = entry_cost(ie, j->cost[pick]);
 		at += remaining + cost;
 		pol_idle_exit(s, cfg, at, &res, &lat);

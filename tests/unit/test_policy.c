@@ -1315,7 +1315,7 @@ static void test_wake_fast_is_exit_then_begin(void **state)
 		if ((i % 4) == 1)
 			pol_wake_stamp(&m.s, m.now + idle / 2);
 		if ((i % 11) == 3)
-			m.s.timer_fired = 1;
+			pol_timer_fire(&m.s);
 		m.now += idle;
 		before = m.s;
 		fast = m.s;
