@@ -113,17 +113,16 @@ __u32 scx_test_error;
 /* Exit info for the loader (user_exit_info.h). */
 UEI_DEFINE(uei);
 
-/* Counters the loader prints; not per-CPU: contention is irrelevant next to
- * the cost of a context switch under TCG, and races only lose counts. */
-__u64 scx_nr_local;		/* direct dispatches to an idle CPU */
-__u64 scx_nr_shared;		/* enqueues to an LLC's vtime DSQ */
-__u64 scx_nr_kicks;		/* idle CPUs kicked for an LLC-DSQ task */
-__u64 scx_nr_stolen;		/* tasks taken from another LLC's DSQ */
-__u64 scx_nr_preempts;		/* running tasks preempted for a woken one */
-__u64 scx_nr_perf_sets;		/* scx_bpf_cpuperf_set calls */
-__u64 scx_nr_pinned;		/* enqueues to a CPU's own vtime DSQ */
-__u64 scx_nr_kept;		/* expired slices renewed: prev was first in vtime */
-__u64 scx_nr_rescued;		/* tasks run out of vtime order: waited too long */
+/* Counters the loader sums and prints, one block per CPU, each counted by
+ * the CPU the hook runs on: a machine-wide counter would be one cache
+ * line that every CPU's wake-ups and dispatches write (an atomic each).
+ * Hooks do not nest on a CPU (they run with interrupts off), so a plain
+ * increment of the own block is enough. */
+struct bpfgov_scx_counters scx_cnt[BPFGOV_MAX_CPUS];	/* include/bpfgov.h */
+
+/* Count one @field event on the current CPU. */
+#define SCX_COUNT(field)	\
+	(scx_cnt[bpf_get_smp_processor_id() & (BPFGOV_MAX_CPUS - 1)].field++)
 
 static u64 vtime_now;
 
@@ -201,6 +200,25 @@ struct {
 /* Some cgroup's weight is not 100 (sticky). */
 __u32 scx_cg_weights;
 
+/*
+ * Per CPU, the cgroup weight last looked up there: of which task (pid and
+ * start time: a task's identity, where its address may be reused) and at
+ * which generation of the cgroup tree's weights (scx_cg_gen, advanced by
+ * every weight change and every task's move to another cgroup).  A CPU
+ * that runs the same task again (a ping-pong, a task that sleeps and
+ * wakes where it ran) takes its cgroup weight from here; asking for it
+ * costs three calls (the task's cgroup, its storage, the release).
+ */
+struct cg_wcache {
+	__u64 start;		/* task_struct.start_time */
+	__u64 hweight;		/* its cgroup's flattened weight */
+	__s32 pid;
+	__u32 gen;
+} __attribute__((aligned(BPFGOV_CACHE_LINE)));
+
+static struct cg_wcache scx_cg_wcache[BPFGOV_MAX_CPUS];
+volatile __u32 scx_cg_gen = 1;	/* 0: never cached */
+
 /* Set by the loader four seconds in sixteen (as it attaches sched_waking in
  * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
  * stamp it for the wake-up cost, which moves slowly; the other seconds
@@ -246,7 +264,7 @@ static __always_inline void perf_follow(struct bpfgov_cpu_state *s, s32 cpu)
 		return;
 	scx_last_perf[idx] = perf + 1;
 	scx_bpf_cpuperf_set(cpu, perf);
-	__sync_fetch_and_add(&scx_nr_perf_sets, 1);
+	SCX_COUNT(perf_sets);
 }
 
 /*
@@ -401,19 +419,39 @@ static __always_inline u64 cg_hweight(struct cgroup *cg)
 	return c ? c->hweight : CG_ONE;
 }
 
-/* The weight @p is charged at while cgroup weights are in use: its own
- * (p->scx.weight, 100 = nice 0) times its cgroup's flattened weight.
- * Only from a hook that operates on @p (scx_bpf_task_cgroup). */
-static __always_inline u64 task_weight(struct task_struct *p)
+/* @p's cgroup's flattened weight (CG_ONE when unknown).  Only from a hook
+ * that operates on @p (scx_bpf_task_cgroup). */
+static __always_inline u64 task_cg_hweight(struct task_struct *p)
 {
-	u64 w = p->scx.weight ? p->scx.weight : 1;
-	struct cgroup *cg;
+	struct cgroup *cg = scx_bpf_task_cgroup(p);
+	u64 hw;
 
-	cg = scx_bpf_task_cgroup(p);
 	if (!cg)
-		return w;
-	w = w * cg_hweight(cg) / CG_ONE;
+		return CG_ONE;
+	hw = cg_hweight(cg);
 	bpf_cgroup_release(cg);
+	return hw;
+}
+
+/* The weight @p is charged at while cgroup weights are in use, on the CPU
+ * of slot @idx: its own (p->scx.weight, 100 = nice 0, read every time)
+ * times its cgroup's flattened weight (from that CPU's cache). */
+static __always_inline u64 task_weight(struct task_struct *p, __u32 idx)
+{
+	struct cg_wcache *k = &scx_cg_wcache[idx];
+	u64 w = p->scx.weight ? p->scx.weight : 1, hw;
+	__u32 gen = scx_cg_gen;
+
+	if (k->gen == gen && k->pid == p->pid && k->start == p->start_time) {
+		hw = k->hweight;
+	} else {
+		hw = task_cg_hweight(p);
+		k->gen = gen;
+		k->pid = p->pid;
+		k->start = p->start_time;
+		k->hweight = hw;
+	}
+	w = w * hw / CG_ONE;
 	return w < 1 ? 1 : w > WEIGHT_MAX ? WEIGHT_MAX : w;
 }
 
@@ -428,7 +466,7 @@ s32 BPF_STRUCT_OPS(bpfgov_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 		if (!scx_sched_only)
 			stamp_wake(cpu);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SLICE_NS, 0);
-		__sync_fetch_and_add(&scx_nr_local, 1);
+		SCX_COUNT(local);
 	}
 	return cpu;
 }
@@ -480,7 +518,7 @@ static __always_inline void wake_preempt(s32 cpu, u64 vtime)
 	if (!vtime_before(vtime + SLICE_MIN_NS, curr->scx.dsq_vtime))
 		return;
 	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
-	__sync_fetch_and_add(&scx_nr_preempts, 1);
+	SCX_COUNT(preempts);
 }
 
 /* A task was queued in LLC @llc's DSQ: its flag set, by an exchange (a
@@ -514,13 +552,13 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 			if (!scx_sched_only)
 				stamp_wake(cpu);
 			scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, SLICE_NS, enq_flags);
-			__sync_fetch_and_add(&scx_nr_local, 1);
+			SCX_COUNT(local);
 			return;
 		}
 		vtime = task_vtime(p);
 		scx_bpf_dsq_insert_vtime(p, PCPU_DSQ(cpu), weight_slice(p, SLICE_NS), vtime, enq_flags);
 		scx_pcpu_queued[cpu_slot(cpu)] = 1;
-		__sync_fetch_and_add(&scx_nr_pinned, 1);
+		SCX_COUNT(pinned);
 		if (enq_flags & SCX_ENQ_WAKEUP)
 			wake_preempt(cpu, vtime);
 		return;
@@ -532,7 +570,7 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 	llc = cpu_llc(cpu);
 	vtime = task_vtime(p);
 	scx_bpf_dsq_insert_vtime(p, LLC_DSQ(llc), weight_slice(p, task_slice(llc)), vtime, enq_flags);
-	__sync_fetch_and_add(&scx_nr_shared, 1);
+	SCX_COUNT(shared);
 	llc_mark(llc);
 
 	/*
@@ -546,7 +584,7 @@ void BPF_STRUCT_OPS(bpfgov_enqueue, struct task_struct *p, u64 enq_flags)
 		if (!scx_sched_only)
 			stamp_wake(idle);
 		scx_bpf_kick_cpu(idle, SCX_KICK_IDLE);
-		__sync_fetch_and_add(&scx_nr_kicks, 1);
+		SCX_COUNT(kicks);
 	} else if (enq_flags & SCX_ENQ_WAKEUP) {
 		wake_preempt(cpu, vtime);
 	}
@@ -614,7 +652,7 @@ static __always_inline bool steal_llc(__u32 own)
 		if (llc >= scx_nr_llcs)
 			llc -= scx_nr_llcs;
 		if (llc_take(llc)) {
-			__sync_fetch_and_add(&scx_nr_stolen, 1);
+			SCX_COUNT(stolen);
 			return true;
 		}
 	}
@@ -640,7 +678,7 @@ static __always_inline bool rescue_starved(u64 dsq_id, s32 cpu, u64 v_first)
 		break;
 	}
 	if (moved)
-		__sync_fetch_and_add(&scx_nr_rescued, 1);
+		SCX_COUNT(rescued);
 	return moved;
 }
 
@@ -699,7 +737,7 @@ static __always_inline bool dispatch_weighted(s32 cpu, struct task_struct *prev,
 		    scx_keep_row[idx] < KEEP_MAX) {
 			scx_keep_row[idx]++;
 			prev->scx.slice = weight_slice(prev, SLICE_NS);
-			__sync_fetch_and_add(&scx_nr_kept, 1);
+			SCX_COUNT(kept);
 			return true;
 		}
 	}
@@ -765,7 +803,7 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	if (cpu >= 0) {
 		scx_run_start[idx] = p->se.sum_exec_runtime;
 		if (scx_cg_weights)
-			scx_run_weight[idx] = task_weight(p);
+			scx_run_weight[idx] = task_weight(p, idx);
 	}
 	if (scx_sched_only)
 		return;
@@ -854,9 +892,22 @@ void BPF_STRUCT_OPS(bpfgov_update_idle, s32 cpu, bool idle)
 	bpfgov_scx_run_begins(s, (__u32)cpu, now);
 }
 
+/* Every CPU's cached cgroup weight is stale: the next running() of each
+ * task asks again.  The kernel serialises cgroup operations. */
+static __always_inline void cg_weights_changed(void)
+{
+	u32 g = scx_cg_gen + 1;
+
+	scx_cg_gen = g ? g : 1;
+}
+
 void BPF_STRUCT_OPS(bpfgov_enable, struct task_struct *p)
 {
 	p->scx.dsq_vtime = vtime_now;
+	/* A task entering sched_ext (partially switched: from another class)
+	 * may have changed cgroups unseen by cgroup_move. */
+	if (scx_cg_weights)
+		cg_weights_changed();
 }
 
 /* @cg's flattened weight from its own and its parent's (parents are
@@ -912,6 +963,14 @@ void BPF_STRUCT_OPS(bpfgov_cgroup_set_weight, struct cgroup *cg, u32 weight)
 			cg_update(d, c);
 	}
 	bpf_rcu_read_unlock();
+	cg_weights_changed();
+}
+
+/* @p moves to another cgroup: the cached weights may be @p's old one. */
+void BPF_STRUCT_OPS(bpfgov_cgroup_move, struct task_struct *p, struct cgroup *from,
+		    struct cgroup *to)
+{
+	cg_weights_changed();
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(bpfgov_init)
@@ -956,6 +1015,7 @@ struct sched_ext_ops bpfgov_ops = {
 	.enable		= (void *)bpfgov_enable,
 	.cgroup_init	= (void *)bpfgov_cgroup_init,
 	.cgroup_set_weight = (void *)bpfgov_cgroup_set_weight,
+	.cgroup_move	= (void *)bpfgov_cgroup_move,
 	.init		= (void *)bpfgov_init,
 	.exit		= (void *)bpfgov_exit,
 	/* Set by the loader: update_idle is attached only partially switched

@@ -190,6 +190,20 @@ struct bpfgov_cpu_state {
 	__u64 :64, :64, :64;
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
+/* sched_ext mode: the scheduler's counters, one block per CPU, each
+ * counted by its own CPU (the loader sums them). */
+struct bpfgov_scx_counters {
+	__u64 local;		/* direct dispatches to an idle CPU */
+	__u64 shared;		/* enqueues to an LLC's vtime DSQ */
+	__u64 kicks;		/* idle CPUs kicked for an LLC-DSQ task */
+	__u64 stolen;		/* tasks taken from another LLC's DSQ */
+	__u64 preempts;		/* running tasks preempted for a woken one */
+	__u64 perf_sets;	/* scx_bpf_cpuperf_set calls */
+	__u64 pinned;		/* enqueues to a CPU's own vtime DSQ */
+	__u64 kept;		/* expired slices renewed: prev was first in vtime */
+	__u64 rescued;		/* tasks run out of vtime order: waited too long */
+} __attribute__((aligned(BPFGOV_CACHE_LINE)));
+
 /* Where a CPU's next timer comes from (cpu_state.timer_src). */
 enum bpfgov_timer_src {
 	BPFGOV_TIMER_NONE       = 0,	/* unknown: the idle choice uses history alone */

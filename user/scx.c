@@ -146,6 +146,7 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 			{ "init", &ops->init }, { "exit", &ops->exit },
 			{ "cgroup_init", &ops->cgroup_init },
 			{ "cgroup_set_weight", &ops->cgroup_set_weight },
+			{ "cgroup_move", &ops->cgroup_move },
 		};
 
 		for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
@@ -298,17 +299,25 @@ void scx_close(struct scx_ctx *c)
 
 int scx_get_stats(struct scx_ctx *c, struct scx_stats *st)
 {
-	if (!c || !c->skel || !c->skel->bss)
+	const volatile struct bpfgov_scx_counters *k;
+	__u32 cpu, n;
+
+	if (!c || !c->skel || !c->skel->bss || !c->skel->rodata)
 		return -EINVAL;
-	st->nr_local = c->skel->bss->scx_nr_local;
-	st->nr_shared = c->skel->bss->scx_nr_shared;
-	st->nr_kicks = c->skel->bss->scx_nr_kicks;
-	st->nr_perf_sets = c->skel->bss->scx_nr_perf_sets;
-	st->nr_pinned = c->skel->bss->scx_nr_pinned;
-	st->nr_kept = c->skel->bss->scx_nr_kept;
-	st->nr_rescued = c->skel->bss->scx_nr_rescued;
-	st->nr_stolen = c->skel->bss->scx_nr_stolen;
-	st->nr_preempts = c->skel->bss->scx_nr_preempts;
+	memset(st, 0, sizeof(*st));
+	n = c->skel->rodata->nr_cpus;
+	for (cpu = 0; cpu < n && cpu < BPFGOV_MAX_CPUS; cpu++) {
+		k = &c->skel->bss->scx_cnt[cpu];
+		st->nr_local += k->local;
+		st->nr_shared += k->shared;
+		st->nr_kicks += k->kicks;
+		st->nr_perf_sets += k->perf_sets;
+		st->nr_pinned += k->pinned;
+		st->nr_kept += k->kept;
+		st->nr_rescued += k->rescued;
+		st->nr_stolen += k->stolen;
+		st->nr_preempts += k->preempts;
+	}
 	return 0;
 }
 
