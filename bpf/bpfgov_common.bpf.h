@@ -401,10 +401,9 @@ static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpf
 #define GOV_WAKE_FAST_TAPS	((1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_WAKE_LAT) | \
 				 (1u << BPFGOV_EV_IDLE_GAP))
 
-static __always_inline int gov_wake_fast(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
-					 __u64 now)
+static __always_inline int gov_wake_fast(struct bpfgov_cpu_state *s, __u64 now)
 {
-	if ((control.tap_kinds & GOV_WAKE_FAST_TAPS) || !pol_wake_fast(s, c, now))
+	if ((control.tap_kinds & GOV_WAKE_FAST_TAPS) || !pol_wake_fast(s, now))
 		return 0;
 	s->nr_switches++;	/* as gov_busy_begin() */
 	return 1;
@@ -434,12 +433,40 @@ static __always_inline struct gov_waker *gov_waker(__u32 self)
 	return &gov_wakers[self & (BPFGOV_MAX_CPUS - 1)];
 }
 
+/* This wake-up is one in @period (a power of two) from waker @w, or a tap
+ * reader records every wake-up cost. */
+static __always_inline int gov_waker_due(struct gov_waker *w, __u32 period)
+{
+	return !(w->seq++ & (period - 1)) || gov_tapping(BPFGOV_EV_WAKE_LAT);
+}
+
 /* This wake-up, from the current CPU, is one to stamp its target for. */
 static __always_inline int gov_wake_sampled(void)
 {
-	struct gov_waker *w = gov_waker(bpf_get_smp_processor_id());
+	return gov_waker_due(gov_waker(bpf_get_smp_processor_id()), GOV_WAKE_SAMPLE);
+}
 
-	return !(w->seq++ & (GOV_WAKE_SAMPLE - 1)) || gov_tapping(BPFGOV_EV_WAKE_LAT);
+/* A wakeup from CPU @self is aimed at @cpu: timestamp it to measure the
+ * wake-up cost. Only a sleeping, not yet stamped CPU costs more than the
+ * lookup. Not from the sleeping CPU itself: that is an interrupt handler
+ * running after the wake-up (a timer's is measured from its expiry).
+ * Returns the stamp, 0 when none was taken. */
+static __always_inline __u64 gov_wake_stamp(__u32 cpu, __u32 self)
+{
+	struct bpfgov_cpu_state *s = gov_cpu(cpu);
+	__u64 now;
+
+	if (!s || s->cur_state == BPFGOV_NO_STATE || s->wake_ts_ns || cpu == self)
+		return 0;
+	now = bpf_ktime_get_ns();
+	pol_wake_stamp(s, now);
+	return now;
+}
+
+/* A wakeup is aimed at @cpu (tracepoint mode: sched_waking, sampled). */
+static __always_inline void gov_on_wake(__u32 cpu)
+{
+	gov_wake_stamp(cpu, bpf_get_smp_processor_id());
 }
 
 /*
@@ -457,25 +484,22 @@ static __always_inline int gov_wake_sampled(void)
 #define GOV_STAMP_GAP_NS	(2ull * 1000 * 1000)
 #define GOV_WIDEN_MAX		6	/* one in 256 */
 
-/* This wake-up, from CPU @self, is one to stamp its target for (paced). */
+/* This wake-up, from waker @w, is one to stamp its target for (paced). */
 static __always_inline int gov_wake_paced_due(struct gov_waker *w)
 {
-	return !(w->seq++ & ((GOV_WAKE_SAMPLE << w->widen) - 1)) || gov_tapping(BPFGOV_EV_WAKE_LAT);
+	return gov_waker_due(w, GOV_WAKE_SAMPLE << w->widen);
 }
 
-/* A sampled wake-up from CPU @self (the current CPU, not @cpu) is aimed
- * at @cpu: stamp it if it sleeps, not yet stamped, and pace @self's
- * sampling by the time since its last stamp. */
+/* A sampled wake-up from CPU @self (the current CPU) is aimed at @cpu:
+ * stamp it (gov_wake_stamp), and pace @self's sampling by the time since
+ * its last stamp. */
 static __always_inline void gov_wake_paced(__u32 cpu, __u32 self)
 {
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
 	struct gov_waker *w;
-	__u64 now, gap;
+	__u64 now = gov_wake_stamp(cpu, self), gap;
 
-	if (!s || s->cur_state == BPFGOV_NO_STATE || s->wake_ts_ns)
+	if (!now)
 		return;
-	now = bpf_ktime_get_ns();
-	pol_wake_stamp(s, now);
 	w = gov_waker(self);
 	gap = now - w->last_ns;
 	w->last_ns = now;
@@ -485,20 +509,6 @@ static __always_inline void gov_wake_paced(__u32 cpu, __u32 self)
 	} else if (gap >= 4 * GOV_STAMP_GAP_NS && w->widen) {
 		w->widen--;
 	}
-}
-
-/* A wakeup is aimed at @cpu: timestamp it to measure the wake-up cost.
- * The hottest hook (every wakeup): only a sleeping, not yet stamped CPU
- * costs more than the lookup. */
-static __always_inline void gov_on_wake(__u32 cpu)
-{
-	struct bpfgov_cpu_state *s = gov_cpu(cpu);
-
-	/* Not from the sleeping CPU itself: that is an interrupt handler
-	 * running after the wake-up (a timer's is measured from its expiry). */
-	if (s && s->cur_state != BPFGOV_NO_STATE && !s->wake_ts_ns &&
-	    cpu != bpf_get_smp_processor_id())
-		pol_wake_stamp(s, bpf_ktime_get_ns());
 }
 
 struct gov_scan_ctx {

@@ -217,7 +217,7 @@ struct cg_wcache {
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 static struct cg_wcache scx_cg_wcache[BPFGOV_MAX_CPUS];
-volatile __u32 scx_cg_gen = 1;	/* 0: never cached */
+static __u32 scx_cg_gen = 1;	/* 0: never cached */
 
 /* Set by the loader four seconds in sixteen (as it attaches sched_waking in
  * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
@@ -824,7 +824,7 @@ void BPF_STRUCT_OPS(bpfgov_running, struct task_struct *p)
 	/* The short path decides nothing, and the last floor change was
 	 * followed where it was made: at a full path, a due tick, or (a
 	 * remote refresh) at the full path its gate sends this wake-up to. */
-	if (gov_wake_fast(s, gov_cfg(), now))
+	if (gov_wake_fast(s, now))
 		return;
 	/* The long path: the clock itself, and the offset follows. */
 	bpfgov_scx_run_begins(s, (__u32)cpu, clock_sync(idx, p->se.exec_start));

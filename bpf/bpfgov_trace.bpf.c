@@ -61,7 +61,7 @@ int BPF_PROG(bpfgov_cpu_idle, unsigned int state, unsigned int cpu_id)
 
 		/* The idle exit does not change s->busy. */
 		begin = runs_at_exit(h, s->busy, resched, now) == RUNS_BEGIN;
-		if (begin && gov_wake_fast(s, c, now))
+		if (begin && gov_wake_fast(s, now))
 			return 0;
 		/* No task to run: the idle loop goes on (a poll that ran into
 		 * the kernel's time limit). */

@@ -590,6 +590,13 @@ static __always_inline __u64 pol_payback_ns(const struct bpfgov_cpu_state *s,
 			 pol_state_cost_ns(s, c, k) * c->payback_pct / 100);
 }
 
+/* A halting state's payback comparison from its terms: target residency
+ * @res_ns, and @cost_pct = its wake-up cost times payback_pct. */
+static __always_inline int pol_pays_back_terms(__u64 res_ns, __u64 cost_pct, __u64 idle)
+{
+	return idle >= res_ns && (idle + 1) * 100 > cost_pct;
+}
+
 /* idle >= pol_payback_ns(s, c, k), given @cost == pol_state_cost_ns(s, c,
  * k), without the division: idle >= cost * pct / 100 (rounded down) is
  * (idle + 1) * 100 > cost * pct. For the exit of every idle period. */
@@ -598,8 +605,8 @@ static __always_inline int pol_pays_back(const struct bpfgov_config *c, __u32 k,
 {
 	k &= BPFGOV_MAX_STATES - 1;
 	return c->state_is_poll[k] ||
-	       (idle >= (__u64)c->state_residency_us[k] * POL_NS_PER_US &&
-		(idle + 1) * 100 > cost * c->payback_pct);
+	       pol_pays_back_terms((__u64)c->state_residency_us[k] * POL_NS_PER_US,
+				   cost * c->payback_pct, idle);
 }
 
 /* @x >= pol_payback_ns(s, c, k), without the division. */
@@ -810,25 +817,26 @@ static __always_inline __u64 pol_timer_left(const struct bpfgov_cpu_state *s, __
 }
 
 /*
- * The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle).
- * The caller has stored the CPU's next timer expiry in s->next_timer_ns
- * (0: unknown); entry_pick is the standing pick capped by it (the pick
- * itself when the CPU has one state, idle_state_fixed).
- */
-/*
  * One fixed idle state: the terms of pol_pays_back() for state @st of
  * wake-up cost @cost, for the short path (pol_wake_fast). They change only
  * where a full idle exit measures a wake-up cost, or with the tunables:
  * each full exit (and the CPU's start) takes them afresh, so a `set`
  * reaches them at the next full exit, within a segment (pol_seg_min_ns) of
- * a CPU in short cycles. None for a polling state.
+ * a CPU in short cycles. A polling state always pays back, and has no
+ * short path.
  */
 static __always_inline void pol_fast_terms(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u32 st, __u64 cost)
 {
 	st &= BPFGOV_MAX_STATES - 1;
-	s->fast_state = c->state_is_poll[st] ? 0 : st + 1;
 	s->fast_cost_ns = cost;
+	if (c->state_is_poll[st]) {	/* polling always pays (pol_pays_back) */
+		s->fast_state = 0;
+		s->fast_res_ns = 0;
+		s->fast_cost_pct = 0;
+		return;
+	}
+	s->fast_state = st + 1;
 	s->fast_res_ns = (__u64)c->state_residency_us[st] * POL_NS_PER_US;
 	s->fast_cost_pct = cost * c->payback_pct;
 }
@@ -859,6 +867,12 @@ static __always_inline __u64 pol_fast_gate(const struct bpfgov_cpu_state *s,
 	return s->fast_horizon_ns;
 }
 
+/*
+ * The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle).
+ * The caller has stored the CPU's next timer expiry in s->next_timer_ns
+ * (0: unknown); entry_pick is the standing pick capped by it (the pick
+ * itself when the CPU has one state, idle_state_fixed).
+ */
 static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u32 state, __u64 now)
 {
@@ -941,15 +955,13 @@ static __always_inline void pol_expect_idle(struct bpfgov_cpu_state *s, __u64 id
 	s->expected_idle_ns = s->expected_idle_ns - (s->expected_idle_ns >> 3) + (idle >> 3);
 }
 
-/* What one fixed idle state learns from an idle period worth @idle, in
- * state @st of wake-up cost @cost: the above count and the expected idle
- * length (the history that would choose among states has nothing to
- * choose). */
-static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s,
-					    const struct bpfgov_config *c, __u32 st,
-					    __u64 cost, __u64 idle)
+/* What one fixed idle state learns from an idle period worth @idle, with
+ * the state's terms (pol_fast_terms): the above count and the expected
+ * idle length (the history that would choose among states has nothing
+ * to choose). */
+static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s, __u64 idle)
 {
-	if (!pol_pays_back(c, st, cost, idle))
+	if (!pol_pays_back_terms(s->fast_res_ns, s->fast_cost_pct, idle))
 		s->nr_too_deep++;
 	pol_expect_idle(s, idle);
 }
@@ -1222,8 +1234,8 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	 * read elsewhere is kept (the above/below count, the expected idle
 	 * length the loader uses). */
 	if (c->idle_state_fixed) {
-		pol_fixed_learn(s, c, st, cost, idle);
 		pol_fast_terms(s, c, st, cost);
+		pol_fixed_learn(s, idle);
 		return 0;
 	}
 	/* Its last residency's next timer came before a halt paid back: the
@@ -1263,23 +1275,18 @@ POL_ENTRY __u32 pol_idle_exit(struct bpfgov_cpu_state *s,
  * two steps), and that the CPU is not busy (both callers know it already:
  * the hook's own test, or the run tracking's RUNS_BEGIN).
  */
-static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s,
-					 const struct bpfgov_config *c, __u64 now)
+static __always_inline int pol_wake_fast(struct bpfgov_cpu_state *s, __u64 now)
 {
 	__u64 enter = s->state_enter_ns, res, idle, cost = s->fast_cost_ns, gap;
 
-	(void)c;
 	/* The idle entry's gate (pol_fast_gate) holds every condition but
 	 * the time. */
 	if (now >= s->fast_until_ns || now < enter)
 		return 0;
-	/* Idle exit (pol_idle_exit_inline, one fixed halting state;
-	 * pol_fixed_learn with the entry's terms of pol_pays_back). */
+	/* Idle exit (pol_idle_exit_inline, one fixed halting state). */
 	res = now - enter;
 	idle = res > cost ? res - cost : 0;
-	if (idle < s->fast_res_ns || (idle + 1) * 100 <= s->fast_cost_pct)
-		s->nr_too_deep++;
-	pol_expect_idle(s, idle);
+	pol_fixed_learn(s, idle);
 	s->cur_state = BPFGOV_NO_STATE;
 	s->fast_until_ns = 0;
 	s->wake_reason = BPFGOV_WAKE_OTHER;

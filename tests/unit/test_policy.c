@@ -1319,7 +1319,7 @@ static void test_wake_fast_is_exit_then_begin(void **state)
 		m.now += idle;
 		before = m.s;
 		fast = m.s;
-		if (pol_wake_fast(&fast, &m.c, m.now)) {
+		if (pol_wake_fast(&fast, m.now)) {
 			took++;
 			fast.nr_switches++;	/* the caller's, as gov_busy_begin() */
 			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
@@ -1344,7 +1344,7 @@ static void test_wake_fast_is_exit_then_begin(void **state)
 	pol_busy_end(&m.s, &m.c, m.now);
 	pol_idle_enter(&m.s, &m.c, 1, m.now);
 	fast = m.s;
-	assert_int_equal(pol_wake_fast(&fast, &m.c, m.now + 5 * US), 0);
+	assert_int_equal(pol_wake_fast(&fast, m.now + 5 * US), 0);
 	assert_memory_equal(&fast, &m.s, sizeof(fast));
 }
 

@@ -281,11 +281,9 @@ make_msr
 if in_configs scx && start_gov $BENCH_GOVOPT; then
 	t_up=$(now)
 	# The loader has wake-ups sampled (a clock read for each stamped one,
-	# and its target's full idle exit) 4 s in every 16 from its start,
-	# at a period that follows the wake-up rate from its second second:
+	# and its target's full idle exit) 4 s in every 16 from its start:
 	# the first figures are of those seconds. The pinned ping-pong again
 	# in the other 12 (`scx-quiet`).
-	while awk "BEGIN { exit !($(now) < $t_up + 1.2) }"; do sleep 0.1; done
 	bpf_cost scx pin; bpf_cost scx threads
 	if awk "BEGIN { exit !($(now) < $t_up + 10) }"; then
 		while awk "BEGIN { exit !($(now) < $t_up + 5) }"; do sleep 0.2; done
