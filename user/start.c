@@ -55,7 +55,7 @@
  * 2, 4 and 8 CPUs and at least scx_simple's, wake-up p99 within 1.1x the
  * kernel's at 50 % and 100 % load, nice and cgroup shares within 10 % of
  * their weights, the loader under 1 % of a CPU.  Measured, it does not
- * (pinned ping-pong 0.885x the kernel's scheduler at 2 and 4 CPUs): auto is
+ * (docs/SCX.md, "Goals", gives the figures): auto is
  * tracepoint mode on every kernel, and scx is opt-in.
  */
 #define AUTO_PICKS_SCX	0

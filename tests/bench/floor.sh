@@ -23,6 +23,7 @@ DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 . tests/bench/lib.sh
 . tests/bench/report.sh
 . tests/bench/judge.sh
+BENCH_COMMAND=tests/bench/floor.sh
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	SWEEP_STEP_S=1; PP_TRACE_S=2; JUDGE_S=3

@@ -317,6 +317,8 @@ floor_goal_rows() {
 # markers that tests/bench/floor.sh rewrites on its own.
 doc_floor() {
 	echo "<!-- floor:begin -->"
+	prov_line "${BENCH_COMMAND:-$(prov_command floor)}"
+	echo
 	echo "### The floor: energy and delay against the hindsight oracle (table \`vm\`)"
 	echo
 	if [ "$(j replay.json .available)" != true ]; then

@@ -3,6 +3,9 @@
 # benchmark, host facts and the restore-everything exit path.
 # Sourced by run.sh; expects TOP, GOV, WORK, PIN, OUT to be set.
 
+# The line that names a run in the blocks it writes (prov_line).
+. "$(dirname "${BASH_SOURCE[0]}")/provenance.sh"
+
 # ---------------------------------------------------------------- output
 
 say()  { printf '%s\n' "$*"; }

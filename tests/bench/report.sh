@@ -307,9 +307,18 @@ write_doc() {
 	cat <<-EOF
 	# bpfgov benchmarks
 
-	Written by \`make bench\` (\`tests/bench/run.sh\`); every number below was
-	measured in one run on the machine described here. Do not edit by hand:
-	re-run \`make bench\`. Raw results are left in \`$OUT/\`.
+	Written by benchmarks, never by hand. Sections 1 to 5 and the goals are
+	one run of \`make bench\` (\`tests/bench/run.sh\`) on the machine described
+	here; raw results are left in \`$OUT/\`. Each other block (the live idle
+	judge, the floor block, the sched_ext guest) is written by its own command
+	and starts with the line that names its run: commit, date, host and
+	command. \`make bench-all\` runs them all at one commit. The table below
+	(\`tests/bench/provenance.sh\`) says which sections are from the current
+	build, and which later commits touch what a stale one measured.
+
+	EOF
+	doc_vm_block provenance "tests/bench/provenance.sh --write"
+	cat <<-EOF
 
 	Benchmarks on a small machine that other work shares are noisy: every
 	comparison here alternates its rounds (loaded and not loaded, in turn

@@ -51,4 +51,24 @@ done < <(for d in README.md docs/OPERATIONS.md; do
 	done
 done)
 check "the docs show 20+ govloader commands ($n)" test "$n" -ge 20
+
+# Every measured section names its run: the provenance table of each doc
+# lists every block a benchmark writes (a block added without it fails),
+# and every block written from now on starts with its run's line. Which
+# sections are stale is printed, not judged: a later commit may well
+# change what an earlier run measured until `make bench-all` runs again.
+for d in docs/BENCHMARKS.md docs/SCX.md docs/KERNELS.md; do
+	want=$(cd "$TOP" && bash tests/bench/provenance.sh "$d" | awk -F' [|] ' '/^[|] / && !/^[|] section [|]/ && !/^[|]---/ { sub(/^[|] /, "", $1); print $1 }')
+	have=$(awk '/^<!-- provenance:begin -->$/ { on = 1; next } /^<!-- provenance:end -->$/ { on = 0 } on' "$TOP/$d" |
+		awk -F' [|] ' '/^[|] / && !/^[|] section [|]/ && !/^[|]---/ { sub(/^[|] /, "", $1); print $1 }')
+	is "$d: its provenance table lists every measured section ($(echo $want | tr ' ' ','))" "$have" "$want"
+	bad=$(awk '/^<!-- provenance:(begin|end) -->$/ { next }
+		match($0, /^<!-- [a-z0-9-]+:begin -->$/) { n = substr($0, 6, length($0) - 15); first = 1; next }
+		first && /^$/ { next }
+		first { if ($0 !~ /^\*Run of record: commit [0-9a-f]+/ && !(n in old)) print n; first = 0 }' "$TOP/$d" |
+		grep -vxF -f <(awk '/^<!-- provenance:begin -->$/ { on = 1; next } /^<!-- provenance:end -->$/ { on = 0 }
+			on && /not recorded/' "$TOP/$d" | awk -F' [|] ' '{ sub(/^[|] /, "", $1); print $1 }') | paste -sd, -)
+	is "$d: every block names its run, or its table says 'not recorded'" "$bad" ""
+	diag "$d: $(cd "$TOP" && bash tests/bench/provenance.sh "$d" | grep -c '| stale: ') stale section(s) (tests/bench/provenance.sh)"
+done
 t_done

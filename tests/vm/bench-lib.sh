@@ -16,10 +16,13 @@ summary() {
 #
 # doc_splice WHO MARK MD DOC...: in each DOC, replace what stands between
 # the lines "<!-- MARK:begin -->" and "<!-- MARK:end -->" with MD (the
-# markers stay); a DOC without them is left alone, with a message. WHO
-# names the caller in the messages.
+# markers stay), under the line that names this run (commit, date, host,
+# command: tests/bench/provenance.sh); a DOC without them is left alone,
+# with a message. WHO names the caller in the messages.
+. "$(dirname "${BASH_SOURCE[0]}")/../bench/provenance.sh"
 doc_splice() {
-	local who=$1 mark=$2 md=$3 d
+	local who=$1 mark=$2 md d
+	md="$(prov_line "$(prov_command "$mark")")"$'\n\n'"$3"
 	shift 3
 	for d in "$@"; do
 		[ -f "$d" ] || continue

@@ -19,6 +19,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
+. tests/bench/provenance.sh
 BUILD=${BUILD:-build}
 initrd=${VM_INITRD:-$BUILD/vm/initrd.cpio}
 timeout_s=${VM_TIMEOUT:-600}
@@ -82,6 +83,8 @@ if wanted host; then
 fi
 
 table=$(
+	prov_line "$(prov_command kernel-matrix)"
+	echo
 	echo "| kernel | release | boots | guest tests | trace load to attached | sched_ext |"
 	echo "|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
