@@ -7,6 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 . tests/host.sh
+. tests/machine.sh
 BUILD=${BUILD:-build}
 # Seconds each workload or integration suite waits for other work to
 # leave the CPUs (their checks watch what idle CPUs do); once such work
@@ -17,6 +18,14 @@ suites=("$@")
 pass=0
 fail=0
 failed=()
+# What a suite's checks look at, for the split above the closing line:
+# surfaces (text, options, docs, parsers, the tree) or behaviour (a
+# governor's decision, an actuated file, a map, a live CPU). A suite not
+# named here checks behaviour.
+SURFACE_SUITES=" unit/test_cli unit/test_config integration/test_bad_input integration/test_config
+	integration/test_deploy integration/test_docs integration/test_json integration/test_layout
+	integration/test_man integration/test_plot fuzz tree "
+declare -A kind_pass=([behaviour]=0 [surfaces]=0) kind_fail=([behaviour]=0 [surfaces]=0)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
@@ -24,6 +33,9 @@ trap 'rm -f "$log"' EXIT
 # a mktemp directory. Compared before and after, so local edits are fine.
 tree_state() { git status --porcelain --untracked-files=all 2>/dev/null; }
 tree_before=$(tree_state)
+# ... and the machine as they found it (tests/machine.sh): each suite starts
+# from the mounts the run started from.
+machine_before=$(machine_state)
 
 want() { local s; for s in "${suites[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 
@@ -47,6 +59,10 @@ account() {
 	fi
 	pass=$((pass + p))
 	fail=$((fail + f))
+	local kind=behaviour
+	case "$SURFACE_SUITES" in *[[:space:]]"$name"[[:space:]]*) kind=surfaces ;; esac
+	kind_pass[$kind]=$((kind_pass[$kind] + p))
+	kind_fail[$kind]=$((kind_fail[$kind] + f))
 	[ "$f" -ne 0 ] && failed+=("$name")
 	echo "== $name: $p passed, $f failed"
 }
@@ -58,6 +74,7 @@ run() { # NAME CMD...
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	account "$name" "$rc"
+	machine_settle "$machine_before"
 }
 
 if want unit; then
@@ -109,7 +126,25 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	account tree 0
 fi
 
+echo "== machine"
+machine_after=$(machine_state)
+if [ "$machine_after" = "$machine_before" ]; then
+	echo "ok 1 - the tests left the machine as they found it ($(grep -E '^(bpffs|tracefs|cpuidle_governor) ' <<<"$machine_before" | paste -sd, -))" >"$log"
+	echo "1 passed, 0 failed" >>"$log"
+else
+	{
+		echo "not ok 1 - the tests changed the machine:"
+		diff <(echo "$machine_before") <(echo "$machine_after") | sed -n 's/^[<>] /#   &/p'
+		echo "0 passed, 1 failed"
+	} >"$log"
+fi
+cat "$log"
+account machine 0
+
 echo
 [ ${#failed[@]} -gt 0 ] && echo "failed suites: ${failed[*]}"
+echo "checks of behaviour (decisions, actuated files, maps, live CPUs): ${kind_pass[behaviour]} passed," \
+	"${kind_fail[behaviour]} failed; checks of surfaces (text, options, docs): ${kind_pass[surfaces]} passed," \
+	"${kind_fail[surfaces]} failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
