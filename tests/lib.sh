@@ -184,6 +184,40 @@ seed_sysfs_standin() { # DIR
 	done
 }
 
+# bpffs_state: "mounted" when a bpf filesystem is mounted at /sys/fs/bpf
+# (as seen from this mount namespace), else "unmounted".
+bpffs_state() {
+	if [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ]; then echo mounted; else echo unmounted; fi
+}
+
+# bpffs_ns_wrapper STATE GOV: print the path of a command that runs GOV with
+# bpffs at /sys/fs/bpf in STATE (mounted or unmounted) inside a private mount
+# namespace of its own: both states are tested whatever this machine has,
+# and nothing mounted or unmounted there reaches the machine. The command's
+# first argument --bpffs-state-probe prints the state it sees instead.
+bpffs_ns_wrapper() {
+	local w=$T_TMP/gov-bpffs-$1
+	unshare -m --propagation private true 2>/dev/null || return 1
+	cat >"$w" <<WRAP
+#!/bin/sh
+exec unshare -m --propagation private /bin/sh -c '
+	if [ "\$1" = mounted ]; then
+		[ "\$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ] || mount -t bpf bpf /sys/fs/bpf || exit 97
+	else
+		while mountpoint -q /sys/fs/bpf; do umount /sys/fs/bpf || exit 97; done
+	fi
+	gov=\$2
+	shift 2
+	if [ "\$1" = --bpffs-state-probe ]; then
+		if [ "\$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ]; then echo mounted; else echo unmounted; fi
+		exit 0
+	fi
+	exec "\$gov" "\$@"' sh "$1" "$2" "\$@"
+WRAP
+	chmod +x "$w"
+	echo "$w"
+}
+
 # expect_fail "description" WANT_RC PATTERN ARGS...: govloader ARGS exits
 # WANT_RC with exactly one stderr line matching PATTERN, leaves nothing
 # running or pinned, and `unchanged` (a test may redefine it to compare its

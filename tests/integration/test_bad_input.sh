@@ -32,13 +32,31 @@ expect_fail "unknown backend" 2 "expected auto, intel-hwp" start --backend turbo
 expect_fail "missing BTF" 1 "no kernel BTF at /nonexistent/vmlinux" start --btf /nonexistent/vmlinux --duration 1
 expect_fail "pin root not on bpffs" 1 "is not on a bpf filesystem" start --pin-root "$T_TMP/notbpf/x" --duration 1 --msr-root "$MSR"
 expect_fail "relative pin root" 1 "must be an absolute path" start --pin-root rel/x --duration 1 --msr-root "$MSR"
-# The true cause, and no advice to mount over / or /tmp.
-expect_fail "pin root under /tmp: where bpffs is" 1 "pin root /tmp/bpfgov-nopin/x: /tmp is not on a bpf filesystem (bpffs is mounted at /sys/fs/bpf)" \
-	start --pin-root /tmp/bpfgov-nopin/x --duration 1 --msr-root "$MSR"
-check "  ... and no 'mount -t bpf bpf /tmp'" bash -c "! grep -q 'mount -t' '$T_TMP/err'"
-expect_fail "pin root /: where bpffs is" 1 "pin root /: / is not on a bpf filesystem (bpffs is mounted at /sys/fs/bpf)" \
-	start --pin-root / --duration 1 --msr-root "$MSR"
-check "  ... and no 'mount -t bpf bpf /'" bash -c "! grep -q 'mount -t' '$T_TMP/err'"
+# The true cause, and no advice to mount over / or /tmp, whether bpffs is
+# mounted or not: each state in a private mount namespace of its own, so the
+# answer depends on neither what earlier runs left behind nor a new machine's
+# bare /sys/fs/bpf, and the machine's own mounts stay as they are.
+bpffs_was=$(bpffs_state)
+GOV_HOST=$GOV
+for state in mounted unmounted; do
+	GOV=$(bpffs_ns_wrapper "$state" "$GOV_HOST") || { not_ok "no private mount namespace with bpffs $state (unshare -m)"; continue; }
+	is "namespace: bpffs at /sys/fs/bpf is $state there" "$("$GOV" --bpffs-state-probe 2>/dev/null)" "$state"
+	if [ "$state" = mounted ]; then
+		where=" (bpffs is mounted at /sys/fs/bpf)"
+	else
+		where=", and none is mounted (mount -t bpf bpf /sys/fs/bpf)"
+	fi
+	expect_fail "bpffs $state: pin root under /tmp: the true cause" 1 \
+		"pin root /tmp/bpfgov-nopin/x: /tmp is not on a bpf filesystem$where" \
+		start --pin-root /tmp/bpfgov-nopin/x --duration 1 --msr-root "$MSR"
+	check "  ... and no 'mount -t bpf bpf /tmp'" bash -c "! grep -q 'mount -t bpf bpf /tmp' '$T_TMP/err'"
+	expect_fail "bpffs $state: pin root /: the true cause" 1 \
+		"pin root /: / is not on a bpf filesystem$where" \
+		start --pin-root / --duration 1 --msr-root "$MSR"
+	check "  ... and no 'mount -t bpf bpf /'" bash -c "! grep -qE 'mount -t bpf bpf /( |\\)|$)' '$T_TMP/err'"
+done
+GOV=$GOV_HOST
+is "the machine's bpffs is as it was ($bpffs_was)" "$(bpffs_state)" "$bpffs_was"
 # A control character in a path stays one escaped line.
 expect_fail "newline in a path: one line" 1 "pin root /tmp/a\\\\nb/x: /tmp is not on a bpf filesystem" \
 	start --pin-root "/tmp/a
