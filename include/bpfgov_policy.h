@@ -1142,14 +1142,24 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	if (timer < s->state_enter_ns)
 		timer = 0;
 
-	/* Why the CPU woke, and what that wakeup cost: whichever of the
-	 * remote stamp and the timer expiry came first. A poll after which
+	/* Why the CPU woke, and what that wakeup cost: a remote stamp, or the
+	 * timer's expiry, as the state tells (below). A poll after which
 	 * no task is to run (the caller saw need_resched clear: s->exit_goes_on)
 	 * ran into the kernel's poll time limit, whatever its length:
 	 * poll_idle() ends only on need_resched or on that limit, and the
-	 * idle loop goes on. Neither a waker nor a timer ended it. */
+	 * idle loop goes on. Neither a waker nor a timer ended it.
+	 * A halting state ends at its first interrupt: when the timer's
+	 * interrupt came in the residency (at or after its expiry), the timer
+	 * woke the CPU, whatever was stamped before. Such a stamp was aimed
+	 * at a CPU the wakeup did not go to (tracepoint mode stamps where the
+	 * task last ran, before the scheduler picks where it runs); booked as
+	 * remote, its "cost" would be the sleep until the timer. A poll ends
+	 * on need_resched, which a wakeup sets at once, and runs on through
+	 * interrupts that set none: of a stamp and a timer that came in it,
+	 * the later one ended it. */
 	remote = s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns &&
-		 !(s->timer_fired && timer && timer <= s->wake_ts_ns);
+		 !(s->timer_fired && timer && timer <= now &&
+		   (!c->state_is_poll[st] || timer >= s->wake_ts_ns));
 	if (c->state_is_poll[st] && goes_on) {
 		timed_out = 1;
 		wake = BPFGOV_WAKE_LIMIT;

@@ -2426,7 +2426,8 @@ static void test_idle_timer_wake_cost(void **state)
 	assert_int_equal(lat, 0);
 }
 
-/* Remote stamp and timer: whichever came first is the wakeup. */
+/* Remote stamp and timer: a halting state ends at the first interrupt
+ * (a timer that came in it woke it), a poll at the wakeup that came last. */
 static void test_idle_wake_reason_first_wins(void **state)
 {
 	struct sim m;
@@ -2434,16 +2435,52 @@ static void test_idle_wake_reason_first_wins(void **state)
 
 	(void)state;
 	sim_init(&m);
-	/* stamp at +400us, timer at +1ms: remote, cost from the stamp */
+	/* a halting state, stamp at +400us, the timer's interrupt at +1ms
+	 * ends it: the wakeup went to another CPU (the stamp was aimed where
+	 * the task last ran). Timer, cost from the expiry: not a 650 us
+	 * "wake-up cost" from the stamp. */
 	t = m.now;
 	m.s.next_timer_ns = t + 1 * MS;
 	pol_idle_enter(&m.s, &m.c, 1, t);
 	pol_wake_stamp(&m.s, t + 400 * US);
 	m.s.timer_fired = 1;
 	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 50 * US, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_TIMER);
+	assert_int_equal(lat, 50 * US);
+	assert_int_equal(m.s.nr_remote_wakes, 0);
+	assert_int_equal(m.s.wake_ts_ns, 0);
+	/* a poll, the tick at +1ms in it (it polls on), the waker's stamp at
+	 * +1.2ms: remote, cost from the stamp */
+	t = m.now + 2 * MS;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	m.s.timer_fired = 1;
+	pol_wake_stamp(&m.s, t + 1 * MS + 200 * US);
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 203 * US, &res, &lat);
 	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_REMOTE);
-	assert_int_equal(lat, 650 * US);
+	assert_int_equal(lat, 3 * US);
 	assert_int_equal(m.s.nr_remote_wakes, 1);
+	/* a poll, the stamp at +400us (the wakeup went elsewhere: a poll
+	 * would have ended at once), the tick at +1ms ends it: timer */
+	t = m.now + 2 * MS;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 0, t);
+	pol_wake_stamp(&m.s, t + 400 * US);
+	m.s.timer_fired = 1;
+	pol_idle_exit(&m.s, &m.c, t + 1 * MS + 2 * US, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_TIMER);
+	assert_int_equal(lat, 2 * US);
+	assert_int_equal(m.s.nr_remote_wakes, 1);
+	/* a halting state, stamp at +400us, exit at +410us before the
+	 * timer's expiry: remote, cost from the stamp */
+	t = m.now + 2 * MS;
+	m.s.next_timer_ns = t + 1 * MS;
+	pol_idle_enter(&m.s, &m.c, 1, t);
+	pol_wake_stamp(&m.s, t + 400 * US);
+	pol_idle_exit(&m.s, &m.c, t + 410 * US, &res, &lat);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_REMOTE);
+	assert_int_equal(lat, 10 * US);
+	assert_int_equal(m.s.nr_remote_wakes, 2);
 	/* timer at +1ms, stamp at +1.02ms (after): timer, cost from expiry */
 	t = m.now + 2 * MS;
 	m.s.next_timer_ns = t + 1 * MS;
