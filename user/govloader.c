@@ -67,7 +67,7 @@ static const struct cmd {
 	{ "restore", do_restore, "put back what a crashed instance changed (from its journal)" },
 	{ "record", do_record, "record the live event stream to a trace file" },
 	{ "replay", do_replay, "run the policy core and reference governors over a trace" },
-	{ "synth",  do_synth,  "write a synthetic seed-scenario trace" },
+	{ "synth",  do_synth,  "write a synthetic trace of a linux-pm scenario" },
 	{ "plot",   do_plot,   "draw a timeline or the energy/latency scatter (gnuplot)" },
 	{ "metrics", do_metrics, "print Prometheus metrics once (-o FILE: atomically)" },
 	{ "version", do_version, "print govloader's version (also --version)" },

@@ -109,7 +109,9 @@ __u64 ref_poll_time(const struct ref_states *st);
  * Frequency side. Three shapes:
  *  - schedutil's frequency path (sugov_update_single_freq): the floor is
  *    num/den of its target: 1/1 is schedutil, 3/4 and 7/8 are the HWP
- *    minimum proposals of the seed thread (not kernel paths);
+ *    minimum proposals of the linux-pm thread "[RFC/RFT][PATCH]
+ *    cpufreq: intel_pstate: Accept passive mode with HWP enabled"
+ *    (not kernel paths);
  *  - the HWP passive path (sugov_update_single_perf ->
  *    intel_cpufreq_adjust_perf, perf_path = 1): the HWP minimum is bw_min
  *    (deadline bandwidth, IRQ and uclamp_min: none in a trace, so the

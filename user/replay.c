@@ -1075,7 +1075,7 @@ static void replay_usage(FILE *out)
 		"                      menu, teo, ladder, ladder-balanced, haltpoll, bpfgov@menu,\n"
 		"                      bpfgov@teo, bpfgov@ladder, bpfgov@haltpoll (bpfgov as\n"
 		"                      actuated under that governor), schedutil, hwp-3/4, hwp-7/8,\n"
-		"                      hwp-1 (seed-thread proposals), hwp-passive (the kernel's HWP\n"
+		"                      hwp-1 (linux-pm proposals), hwp-passive (the kernel's HWP\n"
 		"                      passive path), hwp-auto (the hardware alone, no floor);\n"
 		"                      'idle' and 'freq' select groups\n"
 		"  --profile NAME      bpfgov's tunables from a profile first (powersave, balanced,\n"

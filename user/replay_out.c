@@ -158,7 +158,7 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 	fprintf(out, "verdict  against each kernel model, ties within %.2f %% of a CPU and %.2f us/idle\n",
 		o->tie_energy_pct, o->tie_latency_us);
 	fprintf(out, "columns  bpfgov@GOV: bpfgov's pick as actuated under that kernel governor (PM QoS cap);\n"
-		"         hwp-3/4, hwp-7/8: seed-thread proposals (HWP min = part of schedutil's target),\n"
+		"         hwp-3/4, hwp-7/8: linux-pm proposals (HWP min = part of schedutil's target),\n"
 		"         hwp-1: min = the whole target, not kernel paths; hwp-passive: the kernel's\n"
 		"         intel_cpufreq_adjust_perf (min = bw_min, desired = target); hwp-auto: the\n"
 		"         hardware alone (no floor); schedutil: a non-HWP driver (target = frequency)\n");

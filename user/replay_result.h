@@ -30,8 +30,8 @@ enum replay_policy {
 	RP_BPF_LADDER,
 	RP_BPF_HALTPOLL,
 	RP_SCHEDUTIL,
-	RP_HWP_34,		/* seed-thread proposal: HWP min = 3/4 of schedutil's target */
-	RP_HWP_78,		/* seed-thread proposal: 7/8 */
+	RP_HWP_34,		/* linux-pm proposal: HWP min = 3/4 of schedutil's target */
+	RP_HWP_78,		/* linux-pm proposal: 7/8 */
 	RP_HWP_1,		/* floor = schedutil's whole target */
 	RP_HWP_PASSIVE,		/* the kernel: intel_cpufreq_adjust_perf() */
 	RP_HWP_AUTO,		/* the hardware alone: HWP active, no floor */

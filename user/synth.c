@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `govloader synth`: write the seed scenarios of the linux-pm threads as
+ * `govloader synth`: write the scenarios of the linux-pm reports
+ * (docs/DESIGN.md, "References") as
  * traces, with a KVM guest's cost model, so replay has known inputs:
  *  - periodic: fixed work per period at F Hz (Doug Smythies' 347 Hz load
  *    sweep that exposed the HWP "stuck at minimum" problem);
@@ -217,7 +218,7 @@ static void synth_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: govloader synth SCENARIO [options] -o FILE\n"
-		"Write a seed scenario as a trace (docs/trace-format.md).\n"
+		"Write a scenario of the linux-pm reports as a trace (docs/trace-format.md).\n"
 		"Scenarios:\n"
 		"  periodic --hz F --load PCT [--duration S]    work/sleep at F Hz (default 347, 50%%, 10 s)\n"
 		"  periodic --hz F --sweep LO:HI:STEP [--step-s S]  load LO..HI and back, S s a step (3)\n"
@@ -494,7 +495,7 @@ int do_synth(int argc, char **argv)
 			int n = (int)((hi - lo) / step + 1e-9);
 			__u64 span = (__u64)(step_s * NS_PER_S);
 
-			/* up LO..HI, then back down, like the seed's test */
+			/* up LO..HI, then back down, like the report's test */
 			for (int i = 0; i <= 2 * n; i++) {
 				double l = i <= n ? lo + i * step : lo + (2 * n - i) * step;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The floor judge's part of `make bench` alone: the bench's seed scenarios
+# The floor judge's part of `make bench` alone: the bench's linux-pm scenarios
 # (`govloader synth`, table vm: the floor does not depend on the idle
 # table) replayed by `govloader replay --json` at bpfgov's defaults and
 # profiles, and the block between "<!-- floor:begin -->" and

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# The replay section of `make bench`: the seed scenarios (govloader synth)
+# The replay section of `make bench`: the linux-pm reports' scenarios (govloader synth)
 # and traces recorded on this machine, replayed for both idle-state tables
 # (--table vm, the table a KVM guest's haltpoll driver claims, and
 # --table truthful), judged on two axes against the hindsight oracle
@@ -345,7 +345,7 @@ doc_floor() {
 		"| **sum** | " + ($cols | map(. as $c | [$S[] | .f[$c] | select(. != null and .fe != null)] |
 			if length == 0 then "–" else "**\(map(.fe) | add | r2) / \(map(.fd) | add | r1)**" end) | join(" | ")) + " |",
 		"",
-		"Cells: E % / D µs (S %). Lock trials (a gap of the seed'"'"'s window after busy time; the same trials for every HWP policy) that found the floor at the lowest level, and verdicts of bpfgov (balanced) against each model (W win, = tie, D dominated, T trade-off; ties within \($S[0].floor_judge.tie_energy_pct) % of the oracle'"'"'s energy and \($S[0].floor_judge.tie_delay_us) µs per busy segment):",
+		"Cells: E % / D µs (S %). Lock trials (a gap of the report'"'"'s window after busy time; the same trials for every HWP policy) that found the floor at the lowest level, and verdicts of bpfgov (balanced) against each model (W win, = tie, D dominated, T trade-off; ties within \($S[0].floor_judge.tie_energy_pct) % of the oracle'"'"'s energy and \($S[0].floor_judge.tie_delay_us) µs per busy segment):",
 		"",
 		"| scenario | locks at lowest: bpfgov | hwp-auto | hwp-3/4 | hwp-7/8 | " + ($M | map("vs " + .) | join(" | ")) + " |",
 		"|---|---|---|---|---|" + ($M | map("---") | join("|")) + "|",
@@ -401,7 +401,7 @@ doc_replay() {
 		 ""),
 		"### Frequency (table `vm`; the floor does not depend on the idle table)",
 		"",
-		"Mean floor (/1024), short gaps (< 1 ms) followed by the lowest floor, floor changes per second. hwp-3/4 and hwp-7/8 are the seed thread'"'"'s proposals and hwp-1 is \"floor = whole target\", none of them a kernel path; hwp-passive is the kernel'"'"'s HWP passive path (min = bw_min, so always the lowest; its cell shows the desired level and HWP_REQUEST writes per second instead).",
+		"Mean floor (/1024), short gaps (< 1 ms) followed by the lowest floor, floor changes per second. hwp-3/4 and hwp-7/8 are the linux-pm thread'"'"'s proposals and hwp-1 is \"floor = whole target\", none of them a kernel path; hwp-passive is the kernel'"'"'s HWP passive path (min = bw_min, so always the lowest; its cell shows the desired level and HWP_REQUEST writes per second instead).",
 		"",
 		(["bpfgov", "schedutil", "hwp-passive", "hwp-1", "hwp-7/8", "hwp-3/4"]) as $fc |
 		"| scenario | " + ($fc | join(" | ")) + " |",

@@ -27,7 +27,7 @@
 #             profiles against ping-pong, a quiet machine after a burst and
 #             cyclictest --laptop; performance and poll time as the kernel
 #             measures them, a verdict per workload (driver none: not measurable)
-#   replay    seed scenarios (`govloader synth`, both idle tables) and traces
+#   replay    linux-pm scenarios (`govloader synth`, both idle tables) and traces
 #             recorded here, judged by `govloader replay --json` (judge.sh)
 #
 # The replay section draws plots with `govloader plot` (gnuplot); they go
