@@ -27,6 +27,9 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 # is "description" actual expected
 is() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', want '$3')"; fi; }
 diag() { echo "# $*"; }
+# quiet CMD...: CMD with its output discarded, for `check "..." quiet CMD`
+# (a redirection after check would discard the check's own line).
+quiet() { "$@" >/dev/null; }
 
 t_cleanup() {
 	local p
