@@ -521,10 +521,12 @@ if want idle || want livebench; then
 	fi
 fi
 if want idle; then
-	# The live stuck-poll test, as `make check` runs it on a host with a
-	# driver: a burst that polls, then a quiet machine after it and after
-	# a timer load.
+	# As `make check` runs them on a host with a driver: the live
+	# stuck-poll test (a burst that polls, then a quiet machine after it
+	# and after a timer load) and the idle actuation test (a polling pick
+	# on the real PM QoS, set under load and released after).
 	run_suite "idle: " test_stuck_poll.sh
+	run_suite "idle: " test_idle.sh
 fi
 if want livebench && [ -x /src/govloader ]; then
 	# `make bench`'s live idle judge (tests/bench/live.sh) in this boot.
