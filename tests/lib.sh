@@ -27,6 +27,9 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 # is "description" actual expected
 is() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', want '$3')"; fi; }
 diag() { echo "# $*"; }
+# quiet CMD...: CMD with its output discarded, for `check "..." quiet CMD`
+# (a redirection after check would discard the check's own line).
+quiet() { "$@" >/dev/null; }
 
 t_cleanup() {
 	local p
@@ -101,6 +104,29 @@ nr_possible_cpus() {
 	r=$(cat /sys/devices/system/cpu/possible)
 	echo $(( ${r##*-} + 1 ))
 }
+
+# live_skip REASON: a live part that cannot run on this machine. Where it
+# must run (TEST_LIVE=1: the guest of `make check-vm-idle`, which has a
+# cpuidle driver), not running it is a failure.
+live_skip() {
+	if [ "${TEST_LIVE:-}" = 1 ]; then
+		not_ok "the live part runs here (TEST_LIVE=1), but: $*"
+	else
+		diag "skip live part: $*"
+	fi
+}
+# now_us: the wall clock in microseconds (no fork).
+now_us() { local t=$EPOCHREALTIME; echo $(( ${t%.*} * 1000000 + 10#${t#*.} )); }
+# cpuidle_us STATE: microseconds all online CPUs spent in cpuidle state STATE.
+cpuidle_us() {
+	local c t=0
+	for c in $(online_cpus); do
+		t=$((t + $(cat "/sys/devices/system/cpu/cpu$c/cpuidle/state$1/time")))
+	done
+	echo $t
+}
+# share USED_US SPAN_US: USED_US as a percentage of SPAN_US, two decimals.
+share() { awk -v u="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0 ? 100 * u / s : 0) }'; }
 
 # online_cpus: the online CPU numbers, one a line.
 online_cpus() {

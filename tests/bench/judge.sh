@@ -205,61 +205,80 @@ judge_collect() {
 
 # ------------------------------------------------------------- goals
 
+# JQ_GOALS: jq helpers of the goal rows. A missing value is never 0: a
+# policy's total over the scenarios is null where any scenario lacks it,
+# and ok(null) is "not measured".
+JQ_GOALS='
+	def r2: if . == null then "n/a" else . * 100 | round / 100 end;
+	def r1: if . == null then "n/a" else . * 10 | round / 10 end;
+	def ok(b): if b == null then "not measured" elif b then "met" else "not met" end;
+	def total($S; c; $k; $ax): [$S[] | c | .[$k][$ax]] |
+		if length == 0 or any(. == null) then null else add end;
+	# lowest: the policies with a total, lowest first; lowest_all: none at
+	# all unless every policy of the list has its total.
+	def lowest(r): [r[] | select(.s != null)] | sort_by(.s);
+	def lowest_all(r): if any(r[]; .s == null) then [] else r | sort_by(.s) end;
+	def le_or_null(a; b): if a == null or b == null then null else a <= b + 1e-9 end;
+	def none_missing(l): if (l | length) == 0 or any(l[]; . == null) then null else true end;'
+
 # judge_goal_rows: TSV "goal<TAB>measured<TAB>met|not met|not measured".
 judge_goal_rows() {
 	[ "$(j replay.json .available)" = true ] || {
 		printf 'replay: the goals of the judge\tnot run\tnot measured\n'
 		return
 	}
-	jq -r '
-		def r2: . * 100 | round / 100;
-		def r1: . * 10 | round / 10;
-		def ok(b): if b then "met" else "not met" end;
+	jq -r "$JQ_GOALS"'
 		.governor as $gov | .kernel as $K |
 		.tables[] | .table as $t | .scenarios as $S |
-		# balanced (ideal and as actuated): dominated nowhere
+		# balanced (ideal and as actuated): dominated nowhere; a scenario
+		# without the policy'"'"'s verdicts leaves the goal not measured
 		(["bpfgov", "bpfgov@" + $gov][] as $p |
-		 [$S[] | select(.p[$p] != null) | .title as $n | .p as $q |
+		 [$S[] | select(.p[$p].v == null) | .title] as $miss |
+		 [$S[] | select(.p[$p].v != null) | .title as $n | .p as $q |
 		  (.p[$p].v | to_entries[] | select(.value == "dominated") |
 		   "\($n) by \(.key) (E/L \($q[$p].e | r2)/\($q[$p].l | r1) vs \($q[.key].e | r2)/\($q[.key].l | r1))")] as $bad |
 		 "[\($t)] balanced (\($p)): dominated in no scenario\t" +
-		 (if ($bad | length) == 0 then "0 of \($S | length) scenarios"
-		  else "\($bad | length) dominations: " + ($bad | join("; ")) end) +
-		 "\t" + ok(($bad | length) == 0)),
+		 (if ($bad | length) > 0 then "\($bad | length) dominations: " + ($bad | join("; "))
+		  elif ($S | length) == 0 then "no scenario"
+		  elif ($miss | length) > 0 then "no verdicts in \($miss | length) of \($S | length) scenarios: " + ($miss | join("; "))
+		  else "0 of \($S | length) scenarios" end) +
+		 "\t" + (if ($bad | length) > 0 then ok(false) elif ($S | length) == 0 or ($miss | length) > 0 then ok(null) else ok(true) end)),
 		# balanced: total distance on each axis <= the best kernel model
 		((["e", "energy above oracle, sum of % of a CPU"], ["l", "latency above oracle, sum of us/idle"]) as [$ax, $axn] |
-		 ([$K[] as $k | {k: $k, s: ([$S[] | .p[$k][$ax] // 0] | add)}] | min_by(.s)) as $best |
-		 ([$S[] | .p.bpfgov[$ax] // 0] | add) as $b |
-		 "[\($t)] balanced: \($axn) <= best kernel model\t\($b | r2) vs \($best.k) \($best.s | r2)\t" + ok($b <= $best.s + 1e-9)),
+		 (lowest_all([$K[] as $k | {k: $k, s: total($S; .p; $k; $ax)}]) | .[0]) as $best |
+		 total($S; .p; "bpfgov"; $ax) as $b |
+		 "[\($t)] balanced: \($axn) <= best kernel model\t\($b | r2) vs \($best.k // "no kernel model") \($best.s | r2)\t" + ok(le_or_null($b; $best.s))),
 		# profiles: lowest distance of all policies on their axis
 		(["powersave", "e", "energy"], ["performance", "l", "latency"]) as [$prof, $ax, $axn] |
 		# like for like: the ideal columns (the bpfgov@GOV ones compare
 		# with each other, in the tables)
-		([$S[0].p | keys[] | select(startswith("powersave:") or startswith("performance:") | not) |
+		([$S[0].p // {} | keys[] | select(startswith("powersave:") or startswith("performance:") | not) |
 		  select($S[0].p[.] != null) | select(contains("@") | not)] +
 		 ["powersave:bpfgov", "performance:bpfgov"] | unique) as $all |
-		([$all[] as $k | {k: $k, s: ([$S[] | .p[$k][$ax] // 0] | add)}] | sort_by(.s)) as $rank |
-		([$S[] | .p[$prof + ":bpfgov"][$ax] // 0] | add) as $me |
+		lowest([$all[] as $k | {k: $k, s: total($S; .p; $k; $ax)}]) as $rank |
+		total($S; .p; $prof + ":bpfgov"; $ax) as $me |
 		([$rank[] | select(.k != ($prof + ":bpfgov"))][0]) as $next |
-		"[\($t)] \($prof): lowest \($axn) distance of all policies (sum over scenarios)\t\($me | r2) vs next \($next.k) \($next.s | r2)\t" +
-		ok($me <= $next.s + 1e-9)
+		"[\($t)] \($prof): lowest \($axn) distance of all policies (sum over scenarios)\t\($me | r2) vs next \($next.k // "no policy") \($next.s | r2)\t" +
+		ok(le_or_null($me; $next.s))
 	' "$OUT/replay.json"
-	jq -r '
-		def ok(b): if b then "met" else "not met" end;
+	jq -r "$JQ_GOALS"'
 		.tables[] | select(.table == "vm") | .scenarios as $S |
 		([$S[] | select(.name | test("^(impulse|periodic)")) | {n: .title, g: .f.bpfgov.gaps_low, t: .f.bpfgov.gaps}]) as $g |
 		"floor: 0 short gaps followed by the lowest floor (impulse, periodic)\t" +
-		($g | map("\(.n) \(.g)/\(.t)") | join(", ")) + "\t" + ok(($g | map(.g) | add) == 0),
-		([$S[] | {n: .title, b: .f.bpfgov.cps, s: .f.schedutil.cps} | select(.b > .s + 1e-9)]) as $bad |
+		(if ($g | length) == 0 then "no impulse or periodic scenario" else ($g | map("\(.n) \(.g // "n/a")/\(.t // "n/a")") | join(", ")) end) +
+		"\t" + ok(if none_missing($g | map(.g)) then ($g | map(.g) | add) == 0 else null end),
+		([$S[] | {n: .title, b: .f.bpfgov.cps, s: .f.schedutil.cps}]) as $c |
+		([$c[] | select(.b != null and .s != null and .b > .s + 1e-9)]) as $bad |
 		"floor: changes per second no more than the schedutil model in any scenario\t" +
-		(if ($bad | length) == 0 then "0 of \($S | length) scenarios above (max bpfgov \([$S[] | .f.bpfgov.cps] | max | . * 10 | round / 10)/s)"
-		 else ($bad | map("\(.n): \(.b | . * 10 | round / 10) vs \(.s | . * 10 | round / 10)/s") | join("; ")) end) +
-		"\t" + ok(($bad | length) == 0),
+		(if ($bad | length) > 0 then ($bad | map("\(.n): \(.b | r1) vs \(.s | r1)/s") | join("; "))
+		 elif none_missing($c | map(.b, .s)) == null then "not measured in \([$c[] | select(.b == null or .s == null)] | length) of \($c | length) scenarios"
+		 else "0 of \($S | length) scenarios above (max bpfgov \([$c[] | .b] | max | r1)/s)" end) +
+		"\t" + (if ($bad | length) > 0 then ok(false) else ok(none_missing($c | map(.b, .s))) end),
 		([$S[] | select(.f.bpfgov.gaps == 0) | {n: .title, b: .f.bpfgov.floor, h: .f["hwp-1"].floor}]) as $ng |
 		"floor: mean floor within 1.1x of hwp-1 where no short gaps occur\t" +
 		(if ($ng | length) == 0 then "no scenario without short gaps"
-		 else ($ng | map("\(.n): \(.b | round) vs \(.h | round) (\(if .h > 0 then (.b / .h * 100 | round / 100) else "n/a" end)x)") | join("; ")) end) +
-		"\t" + (if ($ng | length) == 0 then "not measured" else ok(all($ng[]; .b <= 1.1 * .h + 1e-9)) end)
+		 else ($ng | map("\(.n): \(.b | if . == null then "n/a" else round end) vs \(.h | if . == null then "n/a" else round end) (\(if .b != null and .h > 0 then (.b / .h | r2) else "n/a" end)x)") | join("; ")) end) +
+		"\t" + ok(if none_missing($ng | map(.b, .h)) then all($ng[]; .b <= 1.1 * .h + 1e-9) else null end)
 	' "$OUT/replay.json"
 }
 
@@ -270,18 +289,19 @@ floor_goal_rows() {
 		printf 'floor judge: the goals\tnot run\tnot measured\n'
 		return
 	}
-	jq -r '
-		def r2: . * 100 | round / 100;
-		def r1: . * 10 | round / 10;
-		def ok(b): if b then "met" else "not met" end;
+	jq -r "$JQ_GOALS"'
 		.tables[] | select(.table == "vm") | .scenarios as $S |
 		["hwp-auto", "schedutil", "hwp-passive", "hwp-3/4", "hwp-7/8"] as $M |
-		([$S[] | .title as $n | .f as $f | ($f.bpfgov.fv // {}) | to_entries[] |
+		[$S[] | select(.f.bpfgov.fv == null) | .title] as $miss |
+		([$S[] | .title as $n | .f as $f | select($f.bpfgov.fv != null) | $f.bpfgov.fv | to_entries[] |
 		  select(.value == "dominated") |
 		  "\($n) by \(.key) (E/D \($f.bpfgov.fe | r2)/\($f.bpfgov.fd | r1) vs \($f[.key].fe | r2)/\($f[.key].fd | r1))"]) as $bad |
 		"floor, balanced: dominated by no model in any scenario\t" +
-		(if ($bad | length) == 0 then "0 of \($S | length) scenarios"
-		 else "\($bad | length) dominations: " + ($bad | join("; ")) end) + "\t" + ok(($bad | length) == 0),
+		(if ($bad | length) > 0 then "\($bad | length) dominations: " + ($bad | join("; "))
+		 elif ($S | length) == 0 then "no scenario"
+		 elif ($miss | length) > 0 then "no verdicts in \($miss | length) of \($S | length) scenarios: " + ($miss | join("; "))
+		 else "0 of \($S | length) scenarios" end) + "\t" +
+		(if ($bad | length) > 0 then ok(false) elif ($S | length) == 0 or ($miss | length) > 0 then ok(null) else ok(true) end),
 		# Why an energy goal is not met: the scenarios where the policy
 		# uses the energy of the hardware alone (hwp-auto, within the
 		# tie) while a model below it sets the level itself: a minimum
@@ -294,22 +314,23 @@ floor_goal_rows() {
 			": a minimum cannot lower the level the hardware picks; in \($fb | length) scenarios the policy has the energy of the hardware alone (hwp-auto within 0.5), \($fb | map(.d) | add | r2) above \($best), which sets the level itself (" +
 			($fb | map(.t) | join("; ")) + ")" end;
 		((["fe", "energy above oracle, sum of % of its energy"], ["fd", "delay above oracle, sum of us/busy segment"]) as [$ax, $axn] |
-		 ([$M[] as $k | {k: $k, s: ([$S[] | .f[$k][$ax] // 0] | add)}] | min_by(.s)) as $best |
-		 ([$S[] | .f.bpfgov[$ax] // 0] | add) as $b |
-		 "floor, balanced: \($axn) <= best model\t\($b | r2) vs \($best.k) \($best.s | r2)" +
-		 (if $ax == "fe" and $b > $best.s + 1e-9 then floor_bound("bpfgov"; $best.k) else "" end) +
-		 "\t" + ok($b <= $best.s + 1e-9)),
+		 (lowest_all([$M[] as $k | {k: $k, s: total($S; .f; $k; $ax)}]) | .[0]) as $best |
+		 total($S; .f; "bpfgov"; $ax) as $b |
+		 "floor, balanced: \($axn) <= best model\t\($b | r2) vs \($best.k // "no model") \($best.s | r2)" +
+		 (if $ax == "fe" and le_or_null($b; $best.s) == false then floor_bound("bpfgov"; $best.k) else "" end) +
+		 "\t" + ok(le_or_null($b; $best.s))),
 		((["powersave", "fe", "energy"], ["performance", "fd", "delay"]) as [$prof, $ax, $axn] |
 		 (["bpfgov", "powersave:bpfgov", "performance:bpfgov", "hwp-1"] + $M) as $all |
-		 ([$all[] as $k | {k: $k, s: ([$S[] | .f[$k][$ax] // 0] | add)}] | sort_by(.s)) as $rank |
+		 lowest([$all[] as $k | {k: $k, s: total($S; .f; $k; $ax)}]) as $rank |
 		 ([$rank[] | select(.k != ($prof + ":bpfgov"))][0]) as $next |
-		 ([$S[] | .f[$prof + ":bpfgov"][$ax] // 0] | add) as $me |
-		 "floor, \($prof): lowest \($axn) above the oracle of all policies (sum over scenarios)\t\($me | r2) vs next \($next.k) \($next.s | r2)" +
-		 (if $ax == "fe" and $me > $next.s + 1e-9 then floor_bound($prof + ":bpfgov"; $next.k) else "" end) + "\t" +
-		 ok($me <= $next.s + 1e-9)),
+		 total($S; .f; $prof + ":bpfgov"; $ax) as $me |
+		 "floor, \($prof): lowest \($axn) above the oracle of all policies (sum over scenarios)\t\($me | r2) vs next \($next.k // "no policy") \($next.s | r2)" +
+		 (if $ax == "fe" and le_or_null($me; $next.s) == false then floor_bound($prof + ":bpfgov"; $next.k) else "" end) + "\t" +
+		 ok(le_or_null($me; $next.s))),
 		([$S[] | select(.name | test("^(impulse|periodic)")) | {n: .title, l: .f.bpfgov.locks_low, t: .f.bpfgov.locks}]) as $g |
 		"floor: 0 lock trials at the lowest level (impulse, periodic)\t" +
-		($g | map("\(.n) \(.l)/\(.t)") | join(", ")) + "\t" + ok(($g | map(.l) | add) == 0)
+		(if ($g | length) == 0 then "no impulse or periodic scenario" else ($g | map("\(.n) \(.l // "n/a")/\(.t // "n/a")") | join(", ")) end) +
+		"\t" + ok(if none_missing($g | map(.l)) then ($g | map(.l) | add) == 0 else null end)
 	' "$OUT/replay.json"
 }
 

@@ -221,10 +221,15 @@ live_goal_rows() {
 			"$(j live.json .driver)"
 		return
 	fi
-	v=$(j live.json '[.verdicts[] | select(.verdict == "dominated")] | length')
+	# Nothing compared is no figure, not "0 dominated".
+	v=$(j live.json 'if (.verdicts // []) | length == 0 then null else [.verdicts[] | select(.verdict == "dominated")] | length end')
 	f=$(j live.json '[.verdicts[] | select(.verdict == "dominated") | "\(.workload) by \(.against)"] | join(", ")')
-	printf 'live: balanced dominated by no kernel governor on any workload\t%s dominated%s\t%s\n' \
-		"$v" "${f:+ ($f)}" "$(verdict "$v" "$([ "$v" = 0 ] && echo 1)")"
+	if [ "$v" = null ]; then
+		printf 'live: balanced dominated by no kernel governor on any workload\tno verdict (nothing compared)\t%s\n' "$(verdict null)"
+	else
+		printf 'live: balanced dominated by no kernel governor on any workload\t%s dominated of %s verdicts%s\t%s\n' \
+			"$v" "$(j live.json '.verdicts | length')" "${f:+ ($f)}" "$(verdict "$v" "$([ "$v" = 0 ] && echo 1)")"
+	fi
 	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "quiet") | .poll_pct] | first')
 	printf 'live: quiet machine (from 100 ms after a burst) polls <= 1%% of CPU time\t%s%%\t%s\n' \
 		"$(fmt "$v" 2)" "$(verdict "$v" "$(le "$v" 1 && echo 1)")"
@@ -233,7 +238,7 @@ live_goal_rows() {
 	f=$(j live.json '[.rows[] | select((.config | test("^(haltpoll|menu|ladder|teo)")) and .workload == "ct2000") | .perf] | min')
 	printf 'live: cyclictest --laptop 2 ms: poll <= 2%%, average latency within 3%% of the best kernel governor\tpoll %s%%, %s us vs %s us\t%s\n' \
 		"$(fmt "$v" 1)" "$(fmt "$b" 1)" "$(fmt "$f" 1)" \
-		"$(verdict "$v" "$(le "$v" 2 && le "$b" "$(calc "$f * 1.03")" && echo 1)")"
+		"$(verdict "$(calc "$v + $b + $f")" "$(le "$v" 2 && le "$b" "$(calc "$f * 1.03")" && echo 1)")"
 	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "pp500") | .poll_pct] | first')
 	printf 'live: ping-pong 500 us polls <= 10%% of CPU time\t%s%%\t%s\n' \
 		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"

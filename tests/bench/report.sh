@@ -99,7 +99,7 @@ goal_rows() {
 	v=$(j ringbuf.json .drops_total.events)
 	v2=$(j ringbuf.json .drops_total.tap)
 	printf 'ring buffer: 0 drops at default settings (events; tap with tail attached)\t%s events, %s tap\t%s\n' \
-		"$v" "$v2" "$(verdict "$v" "$([ "$v" = 0 ] && [ "$v2" = 0 ] && echo 1)")"
+		"$v" "$v2" "$(verdict "$(calc "$v + $v2")" "$([ "$v" = 0 ] && [ "$v2" = 0 ] && echo 1)")"
 
 	if [ "$(j shootout.json .driver)" = none ]; then
 		printf 'shoot-out: real idle comparison\tnot measurable: no cpuidle driver (idle loop halts directly; no governor, no PM QoS)\tnot measured\n'

@@ -32,6 +32,6 @@ check "the error never says a bare EINVAL" bash -c "! grep -q 'Invalid argument'
 "$GOV" probe >"$T_TMP/probe.txt"
 check "probe states the minimum kernel" grep -q '^kernel .*(minimum 6.1)' "$T_TMP/probe.txt"
 check "probe says how the next timer is read" grep -q '^next timer ' "$T_TMP/probe.txt"
-check "probe --json: kernel.minimum" jq -e >/dev/null '.kernel.minimum == "6.1" and .kernel.supported' \
+check "probe --json: kernel.minimum" quiet jq -e '.kernel.minimum == "6.1" and .kernel.supported' \
 	<("$GOV" probe --json)
 t_done

@@ -134,7 +134,7 @@ ex_keys=$(sed -E 's/#.*//; s/=.*//; s/ //g' "$T_TMP/example.conf" | grep . | sor
 is "the example uses keys the parser knows" "$(minus "$ex_keys" "$keys_code")" ""
 # make install / uninstall.
 D=$T_TMP/dest
-check "make install DESTDIR=... prefix=/usr" make -s -C "$TOP" install DESTDIR="$D" prefix=/usr >/dev/null
+check "make install DESTDIR=... prefix=/usr" quiet make -s -C "$TOP" install DESTDIR="$D" prefix=/usr
 check "  ... man8/govloader.8 (0644)" test "$(stat -c %a "$D/usr/share/man/man8/govloader.8" 2>/dev/null)" = 644
 check "  ... man5/bpfgov.conf.5 (0644)" test "$(stat -c %a "$D/usr/share/man/man5/bpfgov.conf.5" 2>/dev/null)" = 644
 check "  ... the installed page is the tree's" cmp -s "$MAN8" "$D/usr/share/man/man8/govloader.8"
@@ -142,6 +142,6 @@ if command -v man >/dev/null; then
 	check "man -M finds the installed govloader(8)" \
 		bash -c "MANPAGER=cat MANWIDTH=80 man -M '$D/usr/share/man' 8 govloader 2>/dev/null | grep -q 'metrics-listen'"
 fi
-check "make uninstall" make -s -C "$TOP" uninstall DESTDIR="$D" prefix=/usr >/dev/null
+check "make uninstall" quiet make -s -C "$TOP" uninstall DESTDIR="$D" prefix=/usr
 check "  ... removes both pages" bash -c "! ls '$D'/usr/share/man/man?/* 2>/dev/null | grep -q ."
 t_done

@@ -37,7 +37,7 @@ check "timer wake-ups are recognised ($tw of $n)" [ "$tw" -gt 0 ]
 early=$(jq -s "[.[] | select(.wake == \"timer\" and .next_timer_us > 0 and .dur_ns / 1000 < .next_timer_us)] | length" "$T_TMP/idle.json")
 diag "timer wake-ups before the expiry read at entry (a timer armed meanwhile): $early"
 check "most timer wake-ups end after the next timer read at entry" \
-	jq -e -s '[.[] | select(.wake == "timer" and .next_timer_us > 0)] | (map(select(.dur_ns / 1000 >= .next_timer_us)) | length) * 10 >= length * 9' "$T_TMP/idle.json" >/dev/null
+	quiet jq -e -s '[.[] | select(.wake == "timer" and .next_timer_us > 0)] | (map(select(.dur_ns / 1000 >= .next_timer_us)) | length) * 10 >= length * 9' "$T_TMP/idle.json"
 diag "first timer wake-ups (residency us, next timer us): $(jq -r -s '[.[] | select(.wake == "timer")][:5] | map("\(.dur_ns / 1000 | floor)/\(.next_timer_us)") | join(" ")' "$T_TMP/idle.json")"
 wait "${BG_PIDS[@]}" 2>/dev/null
 

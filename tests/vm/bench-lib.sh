@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by the bench-vm reports (bench-report.sh, bench-smp-report.sh).
 #
+# lines REGEX LOG: the lines of LOG that match (none is no error: a log
+# without a kind of line reports it as not measured).
+lines() { grep -E "$1" "$2" || true; }
+#
 # summary LOG: "config workload median [median2]" lines from the guest's
 # BR lines (tests/vm/guest-bench.sh), medians over the rounds of that boot.
 summary() {
-	grep -E '^BR [0-9]+ ' "$1" | awk '
+	lines '^BR [0-9]+ ' "$1" | awk '
 		{ k = $3 " " $4; n[k]++; v[k, n[k]] = $5; w[k, n[k]] = (NF >= 6 ? $6 : "") }
 		function med(a, k, m,   i, j, t, x) {
 			for (i = 1; i <= m; i++) x[i] = a[k, i] + 0
@@ -33,4 +37,14 @@ doc_splice() {
 			!skip' "$d" > "$d.tmp" && mv "$d.tmp" "$d"
 		echo "$who: wrote $d" >&2
 	done
+}
+#
+# verdict VALUE OP LIMIT: "**met**" or "**not met**" for VALUE OP (>= or <=)
+# LIMIT; "**not measured** (not met)" where there is no value (n/a or empty):
+# a goal without its data is not met.
+verdict() {
+	case "${1:-n/a}" in
+	n/a|null|nan|-nan) echo "**not measured** (not met)"; return ;;
+	esac
+	awk -v x="$1" -v op="$2" -v l="$3" 'BEGIN { ok = (op == ">=") ? x >= l : x <= l; print ok ? "**met**" : "**not met**" }'
 }

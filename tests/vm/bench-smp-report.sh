@@ -29,10 +29,6 @@ ncpu_of() { sed -n 's/.*# kernel [^,]*, \([0-9]*\) CPUs, groups:.*/\1/p' "$1" | 
 # Per log: S (summary), N (vCPUs).
 val() { awk -v c="$2" -v w="$3" -v f="${4:-3}" '$1 == c && $2 == w { print $f; exit }' <<<"$1"; }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.4f}" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf f "\n", a / b; else print "n/a" }'; }
-verdict() { # value op limit
-	[ "$1" = n/a ] && { echo "not measured"; return; }
-	awk -v x="$1" -v op="$2" -v l="$3" 'BEGIN { ok = (op == ">=") ? x >= l : x <= l; print ok ? "**met**" : "**not met**" }'
-}
 # Weight ratios of the fairness workloads.
 W_nice=9.309 W_cgroup=4.000
 THRU="pin unpin pipe msg"
@@ -72,15 +68,16 @@ cell() {
 }
 
 # worst_ratio S CONFIG BASE: the lowest CONFIG / BASE over the throughput
-# workloads, "ratio workload".
+# workloads, "ratio workload"; "n/a missing: W..." when a workload was not
+# measured (every workload's goal is then not measured).
 worst_ratio() {
-	local s=$1 c=$2 b=$3 w r worst=n/a ww=
+	local s=$1 c=$2 b=$3 w r worst=n/a ww= miss=
 	for w in $THRU; do
 		r=$(div "$(val "$s" $c $w)" "$(val "$s" $b $w)")
-		[ "$r" = n/a ] && continue
+		[ "$r" = n/a ] && { miss="$miss $w"; continue; }
 		if [ "$worst" = n/a ] || awk -v a="$r" -v b="$worst" 'BEGIN { exit !(a < b) }'; then worst=$r; ww=$w; fi
 	done
-	echo "$worst $ww"
+	if [ -n "$miss" ]; then echo "n/a missing:$miss"; else echo "$worst $ww"; fi
 }
 
 # Governor's share per hop of the pinned ping-pong: per program, its
@@ -105,14 +102,22 @@ gov_share() { # LOG [CFG]
 		}' "$1"
 }
 
-# The share averaged over the loader's 16 s cycle (4 s sampled, 12 not):
-# "MEAN SAMPLED QUIET", n/a where either was not measured.
+# The loader's wake-up sampling cycle, from its own constants (user/loop.c:
+# WAKE_SAMPLE_ON seconds sampled in every WAKE_SAMPLE_PERIOD): "ON PERIOD".
+sample_cycle() {
+	awk '$1 == "#define" && $2 == "WAKE_SAMPLE_ON" { on = $3 }
+	     $1 == "#define" && $2 == "WAKE_SAMPLE_PERIOD" { p = $3 }
+	     END { if (on > 0 && p > on) print on, p; else print "n/a n/a" }' \
+		"$(dirname "$0")/../../user/loop.c" 2>/dev/null || echo "n/a n/a"
+}
+# The share averaged over the loader's cycle (ON s sampled, PERIOD - ON
+# not): "MEAN SAMPLED QUIET", n/a where either was not measured.
 share_cycle() { # LOG
-	local on off
+	local on off c
 	on=$(gov_share "$1" scx); off=$(gov_share "$1" scx-quiet)
-	on=${on%% *}; off=${off%% *}
-	if [ "$on" = n/a ] || [ "$off" = n/a ]; then echo "n/a $on $off"; return; fi
-	awk -v a="$on" -v b="$off" 'BEGIN { printf "%.0f %s %s\n", (4 * a + 12 * b) / 16, a, b }'
+	on=${on%% *}; off=${off%% *}; c=$(sample_cycle)
+	if [ "$on" = n/a ] || [ "$off" = n/a ] || [ "${c% *}" = n/a ]; then echo "n/a $on $off"; return; fi
+	awk -v a="$on" -v b="$off" -v s="${c% *}" -v p="${c#* }" 'BEGIN { printf "%.0f %s %s\n", (s * a + (p - s) * b) / p, a, b }'
 }
 
 # floor_line S: the null scheduler's and the scheduling policy's ratios to
@@ -133,7 +138,7 @@ floor_line() {
 out() {
 	local log s n kver rounds secs
 	kver=$(sed -n "s/.*# kernel \([^,]*\), .*groups:.*/\1/p" "${logs[0]}" | head -n1)
-	rounds=$(grep -E '^BR [0-9]+ ' "${logs[0]}" | awk '{ print $2 }' | sort -un | wc -l)
+	rounds=$(lines '^BR [0-9]+ ' "${logs[0]}" | awk '{ print $2 }' | sort -un | wc -l)
 	secs=$(sed -n 's/^# bench: [0-9]* rounds x \([0-9.]*\) s.*/\1/p' "${logs[0]}" | head -n1)
 	echo "Measured by \`make bench-vm VM_ICOUNT=1\` (kernel $kver, QEMU TCG with \`-icount shift=0,sleep=off\`, one boot per vCPU count; at 8 vCPUs two sockets of 4 cores, each its own last-level cache, and two NUMA nodes): the guest's clock advances 1 ns per instruction executed and skips the time when every vCPU idles, so the figures are path lengths, not times. $rounds rounds of ${secs:-?} s (${secs:-?} x 10^9 instructions) per workload and configuration (the wake-up workloads three times as long), the configurations alternating (their order rotating); medians over the rounds, ratios to the default scheduler of the same boot. Pinned ping-pong repeats to a few parts in 10,000; where tasks are not pinned the result also depends on where the scheduler places them, which under counting flips between a few outcomes (rounds spread by up to 40 %)."
 	echo
@@ -154,7 +159,7 @@ out() {
 			echo "$row |"
 		done
 		echo
-		echo "Governor's share per hop of the pinned ping-pong (instructions; bpfgov's programs minus the scheduler alone, \`sched-only\`), in the seconds the loader has wake-ups sampled (4 in 16): $(gov_share "$log" scx); in the others: $(gov_share "$log" scx-quiet)."
+		echo "Governor's share per hop of the pinned ping-pong (instructions; bpfgov's programs minus the scheduler alone, \`sched-only\`), in the seconds the loader has wake-ups sampled ($(sample_cycle | sed 's/ / in /')): $(gov_share "$log" scx); in the others: $(gov_share "$log" scx-quiet)."
 		echo
 		floor_line "$s"
 	done
@@ -176,12 +181,12 @@ out() {
 	g_w50() { g_wake "$1" "$2" wake50; }
 	g_w100() { g_wake "$1" "$2" wake100; }
 	g_share() { local v r; v=$(val "$1" scx $3); eval "local wr=\$W_$3"
-		[ -n "$v" ] || { echo "not measured"; return; }
+		[ -n "$v" ] || { echo "n/a $(verdict n/a)"; return; }
 		r=$(awk -v v="$v" -v w="$wr" 'BEGIN { d = v / w - 1; printf "%.3f\n", d < 0 ? -d : d }')
 		echo "$v ($(awk -v r="$r" 'BEGIN { printf "%.0f %%", r * 100 }') off) $(verdict "$r" '<=' 0.10)"; }
 	g_nice() { g_share "$1" "$2" nice; }
 	g_cg() { g_share "$1" "$2" cgroup; }
-	g_loader() { local r; r=$(grep '^BL scx ' "$2" | awk '{ k = $3; n[k]++; c[k] += $4 } END { m = 0; w = "n/a"; for (k in n) if (c[k] / n[k] >= m) { m = c[k] / n[k]; w = k } printf "%.2f %s\n", m, w }')
+	g_loader() { local r; r=$(lines '^BL scx ' "$2" | awk '{ k = $3; n[k]++; c[k] += $4 } END { m = -1; for (k in n) if (c[k] / n[k] >= m) { m = c[k] / n[k]; w = k } if (m < 0) print "n/a none"; else printf "%.2f %s\n", m, w }')
 		echo "${r%% *} % (${r#* }) $(verdict "${r%% *}" '<=' 1)"; }
 	row_goal "≥ 0.95× default on every throughput workload (worst)" g_default
 	g_null() { local x; x=$(worst_ratio "$1" null default); [ "${x%% *}" = n/a ] && { echo "not measured"; return; }
@@ -192,11 +197,17 @@ out() {
 	row_goal "wake-up p99 ≤ 1.1× default, 100 % load" g_w100
 	row_goal "nice 0 : 10 share within 10 % of 9.31" g_nice
 	row_goal "cpu.weight 400 : 100 share within 10 % of 4" g_cg
-	g_gshare() { local x; x=$(share_cycle "$2"); set -- $x
-		[ "$1" = n/a ] && { echo "n/a (sampled $2, not $3) not measured"; return; }
-		echo "$1 (sampled seconds $2, others $3) $(verdict "$1" '<=' 300)"; }
-	row_goal "governor's share ≤ 300 instructions per hop (pinned ping-pong, over the loader's 16 s cycle)" g_gshare
+	# Judged where it was first measured: the seconds in which the loader
+	# has wake-ups sampled. The mean over its cycle is a reference.
+	g_gshare() { local x; x=$(gov_share "$2" scx); x=${x%% *}
+		echo "$x $(verdict "$x" '<=' 300)"; }
+	g_gcycle() { local x; x=$(share_cycle "$2"); set -- $x
+		echo "$1 (sampled seconds $2, others $3)"; }
+	row_goal "governor's share ≤ 300 instructions per hop of the pinned ping-pong (bpfgov's programs minus the scheduler alone; the seconds the loader samples wake-ups)" g_gshare
+	row_goal "reference: the governor's share over the loader's cycle ($(sample_cycle | sed 's/ / s sampled in /') s, user/loop.c)" g_gcycle
 	row_goal "loader ≤ 1 % of one CPU under every workload (worst mean over the rounds)" g_loader
+	echo
+	echo "A goal changed after a miss, with its earlier wording: the governor's share was judged, from commit 2a9f258 on, on its mean over the loader's 16 s cycle (weighted 4/12, \"governor's share ≤ 300 instructions per hop (pinned ping-pong, over the loader's 16 s cycle)\"), a weighting defined after the sampled seconds had measured 308 against 300; it is judged on the sampled seconds again, as first set (\"the governor's share per hop of the pinned ping-pong (bpfgov's programs minus the scheduler alone) ... the goal of 300\")."
 	if [ ${#before[@]} -gt 0 ]; then
 		echo
 		echo "Before / after (bpfgov / default, each ratio to the default scheduler of its own boot; wake-up: p99 ratio):"

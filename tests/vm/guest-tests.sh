@@ -457,16 +457,38 @@ fi
 # The idle groups run the project's own bash tests from the tree copied
 # into /src (tests/vm/vm.mk: IDLE_VM_FILES), on a cpuidle driver that the
 # boot gives the guest (tests/vm/mkacpi-cst.sh: acpi_idle, POLL + C1 HLT).
-# relay NAME-PREFIX: a bash test's "ok"/"not ok" lines become this
-# script's, its "#" lines pass through.
+# relay PREFIX SUITE RC < OUTPUT: a bash suite's "ok"/"not ok" lines become
+# this script's, its "#" lines pass through; then its summary and exit
+# status, each a check: a suite that crashed, stopped early or skipped
+# before its summary fails here, as one whose status disagrees with it.
 relay() {
+	r_np=0 r_nf=0 r_sum=
 	while IFS= read -r l; do
 		case "$l" in
-		"ok "*) ok "$1${l#ok * - }" ;;
-		"not ok "*) nok "$1${l#not ok * - }" ;;
+		"ok "*) ok "$1${l#ok * - }"; r_np=$((r_np + 1)) ;;
+		"not ok "*) nok "$1${l#not ok * - }"; r_nf=$((r_nf + 1)) ;;
 		"#"*) echo "$l" ;;
+		[0-9]*" passed, "[0-9]*" failed") r_sum=$l ;;
 		esac
 	done
+	diag "$1$2: exit status $3, summary '${r_sum:-none}'"
+	check "$1$2: ran to its summary, which counts the $((r_np + r_nf)) lines relayed" \
+		[ "$r_sum" = "$r_np passed, $r_nf failed" -a $((r_np + r_nf)) -gt 0 ]
+	if [ "$r_nf" = 0 ]; then
+		check "$1$2: exit status 0 (got $3)" [ "$3" = 0 ]
+	else
+		check "$1$2: exit status non-zero after a failure (got $3)" [ "$3" != 0 ]
+	fi
+}
+# run_suite PREFIX SUITE: tests/integration/SUITE from /src, live parts
+# required (TEST_LIVE=1), relayed; a suite missing from the image fails.
+run_suite() {
+	if [ -x /src/govloader ] && [ -r /src/tests/integration/$2 ]; then
+		(cd /src && TEST_LIVE=1 PATH=/usr/bin:/bin:/sbin bash tests/integration/$2 > /tmp/suite.out 2>&1)
+		relay "$1" "$2" $? < /tmp/suite.out
+	else
+		nok "$1$2: in the image (/src/govloader, /src/tests/integration/$2)"
+	fi
 }
 idle_driver_ok() {
 	d=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)
@@ -498,11 +520,13 @@ if want idle || want livebench; then
 		groups=$(echo " $groups " | sed 's/ idle / /; s/ livebench / /')
 	fi
 fi
-if want idle && [ -x /src/govloader ]; then
-	# The live stuck-poll test, as `make check` runs it on a host with a
-	# driver: a quiet machine after a burst and after a timer load.
-	PATH=/usr/bin:/bin:/sbin bash /src/tests/integration/test_stuck_poll.sh > /tmp/stuck.out 2>&1
-	relay "idle: " < /tmp/stuck.out
+if want idle; then
+	# As `make check` runs them on a host with a driver: the live
+	# stuck-poll test (a burst that polls, then a quiet machine after it
+	# and after a timer load) and the idle actuation test (a polling pick
+	# on the real PM QoS, set under load and released after).
+	run_suite "idle: " test_stuck_poll.sh
+	run_suite "idle: " test_idle.sh
 fi
 if want livebench && [ -x /src/govloader ]; then
 	# `make bench`'s live idle judge (tests/bench/live.sh) in this boot.

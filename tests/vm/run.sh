@@ -118,6 +118,9 @@ elif [ -z "$summary" ]; then
 elif ! grep -q '^GUEST-EXIT rc=' "$log"; then
 	echo "run.sh: the guest did not finish cleanly"
 	failed=$((failed + 1))
+elif ! grep -q '^GUEST-EXIT rc=0$' "$log" && [ "$failed" -eq 0 ]; then
+	echo "run.sh: the guest tests exited $(grep -m1 '^GUEST-EXIT rc=' "$log" | cut -d= -f2) with no failure counted"
+	failed=$((failed + 1))
 fi
 if grep -q 'Kernel panic' "$log"; then
 	echo "run.sh: guest kernel panic"

@@ -6,8 +6,9 @@
 #                        under QEMU/TCG, run tests/vm/guest-tests.sh
 #   make bench-vm        the scheduler comparison (default, bpfgov, scx_simple,
 #                        scx_flatcg), one boot per vCPU count of VM_SMP
-#   make check-vm-idle   the live stuck-poll test in a guest with a cpuidle
-#                        driver (acpi_idle POLL + C1: tests/vm/mkacpi-cst.sh)
+#   make check-vm-idle   the live stuck-poll and idle actuation tests in a
+#                        guest with a cpuidle driver (acpi_idle POLL + C1:
+#                        tests/vm/mkacpi-cst.sh)
 #   make bench-vm-idle   `make bench`'s live idle judge in that guest
 #                        (docs/BENCHMARKS.md, section 4c)
 #   make vm-kernel       fetch/cache the VM kernel in $(BUILD)/vm
@@ -135,14 +136,16 @@ bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) $(SCX_NULL) scx-simple s
 		$(if $(BENCH_VM_BEFORE),--before $(wildcard $(BENCH_VM_BEFORE))) \
 		$(if $(BENCH_CONFIGS)$(BENCH_WORKLOADS),,$(if $(and $(VM_ICOUNT),$(filter 2$(comma)4$(comma)8,$(BENCH_SMP))),--write docs/SCX.md))
 
-# Live idle decisions in the guest: `check-vm-idle` runs the live
-# stuck-poll test (tests/integration/test_stuck_poll.sh), `bench-vm-idle`
-# `make bench`'s live idle judge (tests/bench/live.sh), in a boot whose
+# Live idle decisions in the guest: `check-vm-idle` runs the integration
+# suites of IDLE_VM_SUITES (guest-tests.sh, group idle) with their live
+# parts required (the stuck-poll test, test_idle.sh's real sysfs part),
+# `bench-vm-idle` `make bench`'s live idle judge (tests/bench/live.sh), in a boot whose
 # guest has a cpuidle driver (VM_IDLE=1: acpi_idle, POLL + C1 by HLT,
 # tests/vm/mkacpi-cst.sh).  The image carries the project's own scripts
 # under /src and the tools they run.
 IDLE_VM_INITRD := $(VM_DIR)/initrd-idle.cpio
-IDLE_VM_SCRIPTS := tests/lib.sh tests/host.sh tests/integration/test_stuck_poll.sh $(wildcard tests/bench/*.sh)
+IDLE_VM_SUITES  := test_stuck_poll.sh test_idle.sh
+IDLE_VM_SCRIPTS := tests/lib.sh tests/host.sh $(addprefix tests/integration/,$(IDLE_VM_SUITES)) $(wildcard tests/bench/*.sh)
 IDLE_VM_TOOLS    = $(foreach t,bash jq awk cyclictest rt-app date getconf bpftool,$(firstword $(wildcard $(addsuffix /$(t),/usr/bin /usr/sbin /bin /sbin))))
 IDLE_VM_FILES    = govloader:/src/govloader $(BUILD)/bpfgov-work:/src/build/bpfgov-work \
 	$(foreach f,$(IDLE_VM_SCRIPTS),$(f):/src/$(f)) $(foreach t,$(IDLE_VM_TOOLS),$(t):/usr/bin/$(notdir $(t)))
