@@ -24,7 +24,8 @@
 #    links only libraries of the runtime-deps packages.
 #  - That binary runs with the DaemonSet's arguments (plus --dry-run) and
 #    its ConfigMap's configuration: metrics on the port, the liveness
-#    command exits 0, the preStop command stops it, then liveness fails.
+#    command exits 0, a stop from another PID namespace refuses (unshare),
+#    the preStop command stops it, then liveness fails.
 . "$(dirname "$0")/../lib.sh"
 
 DEP=$TOP/deploy
@@ -336,6 +337,26 @@ sleep 1
 curl -sS -o "$T_TMP/m.prom" "http://127.0.0.1:$PORT/metrics" 2>/dev/null
 check "metrics on the pod's port: bpfgov_up 1" grep -qx 'bpfgov_up 1' "$T_TMP/m.prom"
 check "  ... promtool check metrics" promtool check metrics <"$T_TMP/m.prom"
+# The lock names the pid's namespace; a stop from another PID namespace
+# (same /run) refuses, even where that pid number is another process there.
+is "the machine lock records the PID namespace ($(readlink /proc/self/ns/pid))" \
+	"$(sed -n 3p /run/bpfgov.lock)" "$(readlink /proc/self/ns/pid)"
+gpid=$(sed -n 1p /run/bpfgov.lock)
+GPID=$gpid IMG_GOV=$IMG_GOV timeout 30 unshare --pid --fork --mount-proc bash -c '
+	echo $((GPID - 1)) >/proc/sys/kernel/ns_last_pid
+	sleep 30 &
+	decoy=$!
+	"$IMG_GOV" stop --timeout 2 >/dev/null 2>"$0.err"
+	echo "rc=$? decoy=$([ "$decoy" = "$GPID" ] && echo same || echo "$decoy")" \
+	     "$(kill -0 $decoy 2>/dev/null && echo alive || echo killed)"
+	kill $decoy 2>/dev/null' "$T_TMP/ns" >"$T_TMP/ns.out" 2>&1
+r=$(cat "$T_TMP/ns.out")
+is "stop from another PID namespace, pid $gpid there a sleep: exit 1, the sleep not signalled" \
+	"$r" "rc=1 decoy=same alive"
+is "  ... one line: another PID namespace" "$(wc -l <"$T_TMP/ns.err") $(grep -c 'of another PID namespace' "$T_TMP/ns.err")" "1 1"
+sed 's/^/#   /' "$T_TMP/ns.err"
+"${live[@]/#$bin/$IMG_GOV}" >/dev/null 2>&1
+is "  ... and bpfgov still runs (liveness exit 0)" "$?" 0
 "${pre[@]/#$bin/$IMG_GOV}" >/dev/null 2>&1
 is "preStop command: exit 0" "$?" 0
 gov_wait
