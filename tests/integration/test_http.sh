@@ -14,7 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 PY=/usr/bin/python3
-for tool in curl ss $PY; do
+for tool in curl $PY; do
 	command -v $tool >/dev/null || { not_ok "$tool missing (scripts/deps.sh installs it)"; t_done; exit 1; }
 done
 PORT=$((20000 + RANDOM % 20000))
@@ -63,6 +63,29 @@ while time.monotonic() < end:
     time.sleep(0.5)
 print(made)
 EOF
+cat >"$T_TMP/held.py" <<'EOF'
+# held.py PID PORT: the most established connections to PORT that PID holds
+# (accepted: its descriptors) of one peer address other than 127.0.0.1.
+import os, sys
+pid, port = sys.argv[1], int(sys.argv[2])
+inodes = set()
+for fd in os.listdir(f"/proc/{pid}/fd"):
+    try:
+        link = os.readlink(f"/proc/{pid}/fd/{fd}")
+    except OSError:
+        continue
+    if link.startswith("socket:["):
+        inodes.add(link[8:-1])
+count = {}
+for line in open(f"/proc/{pid}/net/tcp").readlines()[1:]:
+    f = line.split()
+    if f[3] != "01" or f[9] not in inodes or int(f[1].split(":")[1], 16) != port:
+        continue
+    h = f[2].split(":")[0]
+    ip = ".".join(str(int(h[i:i + 2], 16)) for i in (6, 4, 2, 0))
+    count[ip] = count.get(ip, 0) + 1
+print(max([n for ip, n in count.items() if ip != "127.0.0.1"] or [0]))
+EOF
 timeout $((DUR + 10)) $PY "$T_TMP/slow.py" "$PORT" "$SLOW" 10 "$DUR" >"$T_TMP/made" 2>"$T_TMP/slow.err" &
 slow=$!
 BG_PIDS+=($slow)
@@ -78,9 +101,7 @@ for i in $(seq 1 $((DUR - 3))); do
 	fi
 	t=${r#* }
 	awk -v t="$t" -v w="$worst" 'BEGIN { exit !(t > w) }' && worst=$t
-	h=$(ss -tnpH state established "( sport = :$PORT )" 2>/dev/null |
-	    grep "pid=$GPID," | awk '{print $4}' | sed 's/:[0-9]*$//' | sort | uniq -c |
-	    awk '$2 != "127.0.0.1" && $1 > m { m = $1 } END { print m + 0 }')
+	h=$($PY "$T_TMP/held.py" "$GPID" "$PORT" 2>/dev/null || echo 0)
 	[ "$h" -gt "$held_max" ] && held_max=$h
 	sleep 1
 done
