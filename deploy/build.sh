@@ -11,9 +11,18 @@
 #   build         make govloader (out of tree in $BUILD)
 #   install       make install prefix=/usr DESTDIR=$DESTDIR
 #   runtime-deps  the shared libraries govloader needs at run time
+#   image         build the image (deploy/Containerfile) with $ENGINE, tag
+#                 it $IMAGE, push it and record NAME@sha256:DIGEST, the
+#                 digest the registry gave it, in $BUILD/image.ref
+#   manifest      print deploy/bpfgov-daemonset.yaml with its image pinned
+#                 to $IMAGE_REF, else to what the image step recorded
+#
+#   IMAGE=registry.example.com/bpfgov deploy/build.sh image manifest >bpfgov-node.yaml
 #
 # --dry-run prints each command instead of running it. Variables: DESTDIR
-# (/out), BUILD (build), JOBS (2). Run from the top of the source tree.
+# (/out), BUILD (build), JOBS (2), IMAGE (REGISTRY/NAME[:TAG], for image),
+# ENGINE (podman, else docker), IMAGE_REF (NAME@sha256:DIGEST, for
+# manifest). Run from the top of the source tree.
 set -euo pipefail
 
 BUILD_PKGS=(make gcc clang llvm pkg-config libelf-dev zlib1g-dev
@@ -26,6 +35,13 @@ BACKPORTS=/etc/apt/sources.list.d/bpfgov-bookworm-backports.sources
 DESTDIR=${DESTDIR:-/out}
 BUILD=${BUILD:-build}
 JOBS=${JOBS:-2}
+IMAGE=${IMAGE:-}
+IMAGE_REF=${IMAGE_REF:-}
+ENGINE=${ENGINE:-}
+MANIFEST=deploy/bpfgov-daemonset.yaml
+# A pin: a name and the sha256 digest of its manifest, never a tag alone.
+REF_RE='^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$'
+STEPS="deps, build, install, runtime-deps, image, manifest"
 DRY=0
 
 run() {
@@ -65,6 +81,63 @@ apt_install() {
 	run rm -rf /var/lib/apt/lists/*
 }
 
+# IMAGE without its tag (a colon after the last slash).
+image_name() {
+	local name=${IMAGE:-NAME}
+
+	[[ ${name##*/} == *:* ]] && name=${name%:*}
+	echo "$name"
+}
+
+# image: build, push, record NAME@DIGEST. Build and push output goes to
+# stderr, so that `image manifest` prints the manifest alone.
+image() {
+	local name digest=
+	local eng=${ENGINE:-$(command -v podman >/dev/null && echo podman || echo docker)}
+
+	name=$(image_name)
+	[ "$DRY" -eq 1 ] || mkdir -p "$BUILD"
+	run "$eng" build -f deploy/Containerfile -t "$IMAGE" . >&2
+	if [ "$eng" = podman ]; then
+		run podman push --digestfile "$BUILD/image.digest" "$IMAGE" >&2
+		[ "$DRY" -eq 1 ] || digest=$(cat "$BUILD/image.digest")
+	else
+		run "$eng" push "$IMAGE" >&2
+		[ "$DRY" -eq 1 ] || digest=$("$eng" inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "$IMAGE" |
+			sed -n "s|^$name@||p" | head -n1)
+	fi
+	if [ "$DRY" -eq 1 ]; then
+		printf '+ write %s (%s@<the pushed digest>)\n' "$BUILD/image.ref" "$name" >&2
+		return
+	fi
+	if ! [[ $name@$digest =~ $REF_RE ]]; then
+		echo "build.sh image: no sha256 digest for $name after the push (got '$digest')" >&2
+		exit 1
+	fi
+	echo "$name@$digest" >"$BUILD/image.ref"
+	echo "build.sh image: $name@$digest" >&2
+}
+
+# manifest: the DaemonSet's manifest with image: NAME@sha256:DIGEST.
+manifest() {
+	local ref=$IMAGE_REF
+
+	[ -z "$ref" ] && [ -f "$BUILD/image.ref" ] && ref=$(cat "$BUILD/image.ref")
+	if [ -z "$ref" ] && [ "$DRY" -eq 1 ]; then
+		printf '+ print %s with image: %s@<the pushed digest>\n' "$MANIFEST" "$(image_name)"
+		return
+	fi
+	if [ -z "$ref" ]; then
+		echo "build.sh manifest: no image to pin: run the image step first or set IMAGE_REF=NAME@sha256:DIGEST" >&2
+		exit 2
+	fi
+	if ! [[ $ref =~ $REF_RE ]]; then
+		echo "build.sh manifest: '$ref' is not NAME@sha256:DIGEST (64 hex digits): a tag is not a pin" >&2
+		exit 2
+	fi
+	sed -E "s|^( +image: ).*|\1$ref|" "$MANIFEST"
+}
+
 step() {
 	case "$1" in
 	deps)
@@ -75,8 +148,12 @@ step() {
 		run make BUILD="$BUILD" install prefix=/usr DESTDIR="$DESTDIR" ;;
 	runtime-deps)
 		apt_install "${RUNTIME_PKGS[@]}" -- "${RUNTIME_BP_PKGS[@]}" ;;
+	image)
+		image ;;
+	manifest)
+		manifest ;;
 	*)
-		echo "build.sh: unknown step '$1' (deps, build, install, runtime-deps)" >&2
+		echo "build.sh: unknown step '$1' ($STEPS)" >&2
 		exit 2 ;;
 	esac
 }
@@ -86,11 +163,16 @@ if [ "${1:-}" = --dry-run ]; then
 	shift
 fi
 if [ $# -eq 0 ]; then
-	echo "usage: deploy/build.sh [--dry-run] STEP... (deps, build, install, runtime-deps)" >&2
+	echo "usage: deploy/build.sh [--dry-run] STEP... ($STEPS)" >&2
 	exit 2
 fi
 for s in "$@"; do
-	case "$s" in deps|build|install|runtime-deps) ;; *) step "$s" ;; esac
+	case "$s" in deps|build|install|runtime-deps|manifest) ;; image)
+		if [ -z "$IMAGE" ]; then
+			echo "build.sh image: set IMAGE=REGISTRY/NAME[:TAG], where the nodes pull from" >&2
+			exit 2
+		fi ;;
+	*) step "$s" ;; esac
 done
 for s in "$@"; do
 	step "$s"

@@ -53,6 +53,10 @@ int gov_lock_take(int *fd, pid_t *owner);
 pid_t gov_lock_owner(void);
 /* Live owner's pid of the machine lock (any run directory), 0 if none. */
 pid_t gov_machine_owner(void);
+/* -EXDEV (said in one line) when the machine lock's holder, @pid, is of
+ * another PID namespace than ours, where @pid names another process or
+ * none; 0 when it is ours or unknown (a lock written without one). */
+int gov_owner_pidns_check(pid_t pid);
 /* After gov_lock_take()'s -EBUSY or gov_machine_owner(): how to stop
  * that owner ("'govloader stop'", with its BPFGOV_RUN_DIR when not ours). */
 const char *gov_lock_stop_hint(void);

@@ -10,6 +10,9 @@
  * silence, and HTTP_DEADLINE_S for a whole request however slowly it is
  * sent (a watchdog shuts such sockets down; it sleeps while no connection
  * is open). GET only (405 otherwise); /metrics only (404 otherwise).
+ * A scraper needs one connection: with 2 per address, slow clients hold
+ * at most 2 slots each for at most HTTP_DEADLINE_S, and it takes
+ * HTTP_MAX_CONN / HTTP_MAX_PER_IP addresses to fill the server.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,10 +31,10 @@
 #include "util.h"
 
 #define HTTP_MAX_CONN		16
-#define HTTP_MAX_PER_IP		8
+#define HTTP_MAX_PER_IP		2
 #define HTTP_MEM_LIMIT		(32 * 1024)
-#define HTTP_IDLE_S		5
-#define HTTP_DEADLINE_S		10
+#define HTTP_IDLE_S		3
+#define HTTP_DEADLINE_S		5
 
 struct conn_slot {
 	int fd;			/* -1: free */
@@ -99,7 +102,9 @@ int met_listen_parse(const char *s, void *ss_, unsigned int *len)
 		*len = sizeof(*a4);
 		return 0;
 	}
-	if (s[0] == '[' && inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+	/* IPv6 bracketed or not: the port is after the last colon (a pod's
+	 * address from the downward API comes without brackets). */
+	if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
 		a6->sin6_family = AF_INET6;
 		a6->sin6_port = htons(port);
 		*len = sizeof(*a6);
@@ -300,8 +305,10 @@ void met_server_stop(struct met_server *s)
 int met_server_start(struct met_server **out, const char *listen, const char *pin_root,
 		     const struct met_shared *m)
 {
+	char addr[INET6_ADDRSTRLEN] = "?";
 	struct sockaddr_storage ss;
 	struct met_server *s;
+	in_port_t port;
 	sigset_t all, old;
 	unsigned int len, flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	size_t i;
@@ -350,7 +357,14 @@ int met_server_start(struct met_server **out, const char *listen, const char *pi
 		met_server_stop(s);
 		return -err;
 	}
-	pr_info("metrics on http://%s%s/metrics\n", strchr(listen, ':') ? "" : "127.0.0.1:", listen);
+	if (ss.ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
+	else
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
+	port = ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+					  ((struct sockaddr_in *)&ss)->sin_port;
+	pr_info("metrics on http://%s%s%s:%u/metrics\n", ss.ss_family == AF_INET6 ? "[" : "",
+		addr, ss.ss_family == AF_INET6 ? "]" : "", ntohs(port));
 	*out = s;
 	return 0;
 }

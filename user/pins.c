@@ -237,28 +237,47 @@ static pid_t read_pid(int fd)
  * The machine lock: registers, sysfs knobs and the cpufreq/idle state
  * belong to the machine, not to a run directory, so one instance runs per
  * machine whatever its run directory and pin root. It holds "<pid>\n<run
- * directory>\n" of its holder; the holder's run directory stays in it
- * after a crash (it is emptied only when that directory has no journal
- * left), so that an instance elsewhere does not journal a dead one's
- * changed values as originals.
+ * directory>\n<PID namespace>\n" of its holder; the holder's run directory
+ * stays in it after a crash (it is emptied only when that directory has no
+ * journal left), so that an instance elsewhere does not journal a dead
+ * one's changed values as originals. The PID namespace ("pid:[INODE]", as
+ * /proc/self/ns/pid reads) says where the pid means that process: /run
+ * may be shared with a container that has PID namespaces of its own.
  */
+#define PIDNS_LEN	64
 static int machine_fd = -1;
 static char machine_dir[PATH_MAX];	/* the other instance's run directory */
+static char machine_pidns[PIDNS_LEN];	/* and its PID namespace ("" unknown) */
 
-/* *pid and the run directory (into machine_dir) recorded in @fd. */
+/* Our PID namespace into @buf ("pid:[INODE]"), "" when /proc cannot say. */
+static void pidns_self(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/ns/pid", buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* *pid, the run directory (into machine_dir) and the PID namespace (into
+ * machine_pidns) recorded in @fd. */
 static pid_t read_machine(int fd)
 {
-	char buf[PATH_MAX + 32] = {};
+	char buf[PATH_MAX + PIDNS_LEN + 32] = {};
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	char *nl, *dir;
+	char *nl, *dir, *ns;
 
 	machine_dir[0] = '\0';
+	machine_pidns[0] = '\0';
 	if (n <= 0)
 		return 0;
 	dir = strchr(buf, '\n');
 	if (dir && (nl = strchr(++dir, '\n')) && *dir == '/') {
 		*nl = '\0';
 		snprintf(machine_dir, sizeof(machine_dir), "%s", dir);
+		ns = nl + 1;
+		if (!strncmp(ns, "pid:[", 5) && (nl = strchr(ns, '\n'))) {
+			*nl = '\0';
+			snprintf(machine_pidns, sizeof(machine_pidns), "%s", ns);
+		}
 	}
 	return (pid_t)strtol(buf, NULL, 10);
 }
@@ -307,7 +326,7 @@ static int machine_open(void)
  * journal in another run directory (said in one line). */
 static int machine_take(pid_t *owner)
 {
-	char buf[PATH_MAX + 32], jnl[PATH_MAX + 16];
+	char buf[PATH_MAX + PIDNS_LEN + 32], jnl[PATH_MAX + 16], ns[PIDNS_LEN];
 	const char *dir = gov_run_dir();
 	struct stat st;
 	pid_t prev;
@@ -331,7 +350,8 @@ static int machine_take(pid_t *owner)
 		close(fd);
 		return -EEXIST;
 	}
-	n = snprintf(buf, sizeof(buf), "%d\n%s\n", (int)getpid(), dir);
+	pidns_self(ns, sizeof(ns));
+	n = snprintf(buf, sizeof(buf), "%d\n%s\n%s%s", (int)getpid(), dir, ns, ns[0] ? "\n" : "");
 	if (n >= (int)sizeof(buf) || ftruncate(fd, 0) || pwrite(fd, buf, n, 0) != n) {
 		err = n >= (int)sizeof(buf) ? -ENAMETOOLONG : -errno;
 		pr_warn("cannot write the machine lock %s: %s\n", GOV_MACHINE_LOCK, strerror(-err));
@@ -350,6 +370,20 @@ const char *gov_lock_stop_hint(void)
 		return "'govloader stop'";
 	snprintf(hint, sizeof(hint), "'BPFGOV_RUN_DIR=%s govloader stop'", machine_dir);
 	return hint;
+}
+
+int gov_owner_pidns_check(pid_t pid)
+{
+	char ns[PIDNS_LEN];
+
+	if (gov_machine_owner() != pid || !machine_pidns[0])
+		return 0;
+	pidns_self(ns, sizeof(ns));
+	if (!ns[0] || !strcmp(ns, machine_pidns))
+		return 0;
+	pr_warn("bpfgov runs as pid %d of another PID namespace (%s, this is %s): stop it from there (the host, or its container)\n",
+		(int)pid, machine_pidns, ns);
+	return -EXDEV;
 }
 
 pid_t gov_machine_owner(void)

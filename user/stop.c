@@ -13,7 +13,8 @@
 static const char stop_usage[] =
 "Usage: govloader stop [--timeout S] [--pin-root DIR]\n"
 "Ask the running 'govloader start' to stop and wait until it has restored\n"
-"every knob it changed. Exit 3 if nothing runs.\n"
+"every knob it changed. Exit 3 if nothing runs; exit 1, signalling nothing,\n"
+"from another PID namespace than the instance's.\n"
 "  --timeout S       how long to wait (15 s)\n"
 "  --pin-root DIR    the instance whose maps are pinned there (" DEFAULT_PIN_ROOT "):\n"
 "                    one that pins elsewhere is not stopped (exit 1)\n";
@@ -34,6 +35,9 @@ int do_stop(int argc, char **argv)
 	err = check_running(o.pin_root, &pid);
 	if (err)
 		return err;
+	/* A pid from another PID namespace would signal a stranger. */
+	if (gov_owner_pidns_check(pid))
+		return 1;
 	if (kill(pid, SIGTERM)) {
 		pr_warn("cannot signal pid %d: %s\n", (int)pid, strerror(errno));
 		return 1;

@@ -57,7 +57,8 @@ check "a second start in the same run directory: refused (rc $rc)" \
 is "status of the first answers in its run directory" "$(status_get .pid)" "$A"
 modes=$(stat -c '%a %U' /run/bpfgov.lock)
 is "the machine lock is 0600, root's" "$modes" "600 root"
-is "it names the owner and its run directory" "$(cat /run/bpfgov.lock | paste -sd' ')" "$A $RUN_A"
+is "it names the owner, its run directory and PID namespace" "$(cat /run/bpfgov.lock | paste -sd' ')" \
+	"$A $RUN_A $(readlink /proc/self/ns/pid)"
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "the first instance stops cleanly" "$GOV_RC" 0
