@@ -252,8 +252,7 @@ int do_restore(int argc, char **argv)
 	int fd = -1, err, ret = 1;
 	pid_t owner;
 
-	err = cli_parse("restore", restore_usage, argc, argv,
-			"pin-root discard msr-root sysfs-root", &co);
+	err = cli_parse("restore", restore_usage, argc, argv, "pin-root discard msr-root sysfs-root", &co);
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	pin_root = co.pin_root;
