@@ -773,22 +773,24 @@ bool journal_cpu_gone(const struct journal_entry *e, const char *msr_root,
 	ssize_t n;
 	int fd;
 
+	(void)msr_root;
 	if (err == -ENXIO && e->is_msr)
 		return true;	/* the msr device of an offline CPU */
 	if (err != -ENOENT && err != -ENODEV && err != -ENXIO)
 		return false;
-	if (e->is_msr)
-		snprintf(rel, sizeof(rel), "%d", e->cpu);
-	else
-		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d", e->cpu);
-	fd = open_beneath(e->is_msr ? msr_root : sysfs_root, rel, O_PATH | O_DIRECTORY);
-	if (fd == -ENOENT)
-		return true;
+	/* sysfs decides, for an MSR record too: a missing /dev/cpu (the msr
+	 * module not loaded) is a failure, not a CPU gone */
+	fd = open(sysfs_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	close(fd);
-	if (e->is_msr)
+	snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d", e->cpu);
+	fd = open_beneath(sysfs_root, rel, O_PATH | O_DIRECTORY);
+	if (fd == -ENOENT)
+		return true;	/* unplugged */
+	if (fd < 0)
 		return false;
+	close(fd);
 	strncat(rel, "/online", sizeof(rel) - strlen(rel) - 1);
 	fd = open_beneath(sysfs_root, rel, O_RDONLY);
 	if (fd < 0)

@@ -118,9 +118,10 @@ int journal_entry_check(const struct journal_entry *e, const char *msr_root,
  * reason in @why; -EPERM when refused by journal_entry_check(). */
 int journal_open_entry(const struct journal_entry *e, const char *msr_root,
 		       const char *sysfs_root, int flags, char *why, size_t whylen);
-/* The CPU of @e is offline or gone (its directory below the root is
- * missing, its sysfs "online" reads 0, or its msr device answers ENXIO):
- * the kernel resets its knobs when it comes back. @err: the open's error. */
+/* The CPU of @e is offline or gone (its cpuN directory under the sysfs
+ * root is missing, its "online" reads 0, or its msr device answers
+ * ENXIO): the kernel resets its knobs when it comes back. A missing MSR
+ * root (the msr module not loaded) is not that. @err: the open's error. */
 bool journal_cpu_gone(const struct journal_entry *e, const char *msr_root,
 		      const char *sysfs_root, int err);
 /* The CRC-32 (IEEE) that seals each journal line. */

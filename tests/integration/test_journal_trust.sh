@@ -12,7 +12,8 @@
 # sysfs files), each in the current format and in the older one: every
 # one is refused, named, and nothing anywhere changes (every file of the
 # tree and outside it compared). Controls: the allowed knobs are written.
-# No BPF is loaded: no live lock is needed.
+# No BPF is loaded, but `restore` takes the machine lock as every
+# instance does: run it as the live suites are run, one at a time.
 . "$(dirname "$0")/../lib.sh"
 
 export BPFGOV_RUN_DIR=$T_TMP/run

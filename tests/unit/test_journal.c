@@ -532,6 +532,18 @@ static void test_cpu_gone(void **state)
 	snprintf(cmd, sizeof(cmd), "mv %s/1.away %s/1", msr_dir, msr_dir);
 	assert_int_equal(system(cmd), 0);
 	put_file(on1, "1\n", 2);
+	/* no MSR root at all (the msr module not loaded): a failure, kept */
+	assert_int_equal(journal_init(&j, run), 0);
+	hook_msr(j, msr0, 0, HWP_REQ, REQ_VAL, true);
+	journal_free(j);
+	snprintf(cmd, sizeof(cmd), "mv %s %s.away", msr_dir, msr_dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(restore(&r), -ENOENT);
+	assert_int_equal(r.offline, 0);
+	assert_true(journal_exists(run));
+	snprintf(cmd, sizeof(cmd), "mv %s.away %s", msr_dir, msr_dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(restore(&r), 0);
 }
 
 /* 10,000 profile switches (EPP set, then put back, as power-profiles-daemon
