@@ -345,8 +345,8 @@ for t in $(seq 1 "$TRIALS"); do
 	done
 done
 check "the floor was raised under load in most runs ($raised of $((2 * TRIALS)))" [ "$raised" -ge "$TRIALS" ]
-is "stop: min original, the driver's fields latest" "$good_stop of $TRIALS" "$TRIALS of $TRIALS"
-is "kill -9 + restore: min original, the driver's fields latest" "$good_kill of $TRIALS" "$TRIALS of $TRIALS"
+is "stop: min original, the driver's fields latest ($good_stop of $TRIALS)" "$good_stop of $TRIALS" "$TRIALS of $TRIALS"
+is "kill -9 + restore: min original, the driver's fields latest ($good_kill of $TRIALS)" "$good_kill of $TRIALS" "$TRIALS of $TRIALS"
 
 # 10. kill -9 at a random time, then a CPU goes away (unplugged: its msr
 # device and sysfs directory gone) before restore: its knobs count as
@@ -375,7 +375,7 @@ for t in $(seq 1 "$TRIALS"); do
 		diag "trial $t: restore rc $rc, start rc $rc2: $(tr '\n' '|' <"$T_TMP/out" | head -c 300)"
 	fi
 done
-is "kill -9 with a CPU gone: restore without an operator and the next start runs" "$good of $TRIALS" "$TRIALS of $TRIALS"
+is "kill -9 with a CPU gone: restore without an operator and the next start runs ($good of $TRIALS)" "$good of $TRIALS" "$TRIALS of $TRIALS"
 check "restore says the gone CPU's knobs count as restored" [ "${said:-0}" = 1 ]
 # An offline CPU (online = 0, directories kept) is the same.
 seed
