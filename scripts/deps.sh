@@ -13,12 +13,13 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok
 # emits BTF for every extern kfunc); linux-perf, rt-tests and rt-app are the
 # field's benchmarks (`perf bench sched pipe`, hackbench, cyclictest, rt-app's
 # periodic tasks) in `make bench`; acpica-tools' iasl builds the guest's
-# _CST table (tests/vm/mkacpi-cst.sh: a cpuidle driver in the test VM).
+# _CST table (tests/vm/mkacpi-cst.sh: a cpuidle driver in the test VM);
+# systemd's systemd-analyze rates the unit's sandbox (test_unit.sh).
 base_pkgs=(clang llvm make gcc pkg-config libelf-dev zlib1g-dev libcmocka-dev
 	   libclang-rt-14-dev busybox-static qemu-system-x86 cpio zstd jq valgrind
 	   libmicrohttpd-dev libsystemd-dev prometheus curl python3 python3-prometheus-client
 	   python3-yaml gnuplot-nox mandoc groff-base dbus-daemon power-profiles-daemon
-	   clang-19 linux-perf rt-tests rt-app acpica-tools)
+	   clang-19 linux-perf rt-tests rt-app acpica-tools systemd)
 # Daemons installed only for the tests (which start private instances):
 # their system services stay off.
 test_daemons=(prometheus power-profiles-daemon)

@@ -6,7 +6,8 @@
  * knob_save_original() (the single place the state journal hooks into;
  * knob_save_ahead() captures it ahead, at start), writes happen only on
  * change, knob_reassert() rewrites a knob someone else changed, and
- * knob_restore() puts the original of a written knob back byte-exact.
+ * knob_restore() puts the original of a written knob back: a file
+ * byte-exact, a register's field alone.
  *
  * MSR access goes through msr_read()/msr_write() only: that is the one place
  * where a stand-in regular file (MSR X at offset 8*X) and the msr device
@@ -175,38 +176,49 @@ int read_norm(const char *path, char *buf, size_t size)
 /* Save / write / restore                                              */
 
 /*
- * The single place where originals are captured, before the first write
- * to a knob (@cur: the register's 8 bytes, or the file's exact text).
- * A state journal for crash safety hooks in here (act_set_save_hook).
+ * The single place where originals are captured: ahead (@writing false)
+ * or before the first write to a knob (@cur: the register's 8 bytes, or
+ * the file's exact text). A state journal for crash safety hooks in here
+ * (act_set_save_hook) and hears of both.
  */
-int knob_save_original(const struct knob_env *e, struct knob *k, __u64 cur,
-		       const char *text, size_t len)
+static int knob_capture(const struct knob_env *e, struct knob *k, __u64 cur,
+			const char *text, size_t len, bool writing)
 {
 	struct act_saved s = {
-		.cpu = k->cpu, .is_msr = k->is_msr, .path = k->path,
-		.msr = k->msr, .msr_val = cur,
+		.cpu = k->cpu, .is_msr = k->is_msr, .path = k->path, .writing = writing,
+		.msr = k->msr, .shift = k->shift, .msr_val = cur,
 	};
 	int err;
 
-	if (k->saved)
+	if (k->saved && (k->marked || !writing))
 		return 0;
-	if (!k->is_msr) {
+	if (k->saved) {
+		s.msr_val = k->orig_val;	/* the mark of one saved ahead */
+	} else if (!k->is_msr) {
 		if (len >= sizeof(k->orig_text))
 			return -EFBIG;
 		memcpy(k->orig_text, text, len);
 		k->orig_text[len] = '\0';
 		k->orig_len = len;
-		s.text = k->orig_text;
-		s.len = len;
 	}
-	k->orig_val = cur;
+	s.text = k->orig_text;
+	s.len = k->orig_len;
 	if (e->hook) {
 		err = e->hook(e->hook_ctx, &s);
 		if (err)
 			return err < 0 ? err : -EIO;
 	}
+	if (!k->saved)
+		k->orig_val = cur;
 	k->saved = true;
+	k->marked = writing;
 	return 0;
+}
+
+int knob_save_original(const struct knob_env *e, struct knob *k, __u64 cur,
+		       const char *text, size_t len)
+{
+	return knob_capture(e, k, cur, text, len, true);
 }
 
 /*
@@ -385,8 +397,8 @@ int knob_save_ahead(const struct knob_env *e, struct knob *k)
 		pr_warn("cannot read %s: %s\n", k->path, strerror(-err));
 		return err;
 	}
-	return k->is_msr ? knob_save_original(e, k, cur, NULL, 0)
-			 : knob_save_original(e, k, 0, raw, len);
+	return k->is_msr ? knob_capture(e, k, cur, NULL, 0, false)
+			 : knob_capture(e, k, 0, raw, len, false);
 }
 
 /* Re-assert one knob: 1 if rewritten, 0 if fine, -errno. */
@@ -434,14 +446,17 @@ int knob_reassert(const struct knob_env *e, struct knob *k)
 /* Put an original back unless it is already there: 1 = already in place,
  * 0 = written, -errno. Shared with the journal's restore (journal.c), so a
  * crash restore takes the same path as a normal exit. */
-int act_put_back_msr(int fd, bool is_file, __u32 msr, __u64 orig)
+int act_put_back_msr(int fd, bool is_file, __u32 msr, unsigned int shift, __u32 orig)
 {
 	__u64 cur;
 	int err;
 
-	if (msr_read(fd, is_file, msr, &cur) == 0 && cur == orig)
+	err = msr_read(fd, is_file, msr, &cur);
+	if (err)
+		return err;
+	if (field_get(cur, shift) == (orig & 0xff))
 		return 1;
-	err = msr_write(fd, is_file, msr, orig);
+	err = msr_write(fd, is_file, msr, field_set(cur, shift, orig));
 	return err ? err : 0;
 }
 
@@ -467,10 +482,12 @@ int knob_restore(struct knob *k)
 	if (!k->saved || !k->written)
 		goto out;
 	if (k->is_msr) {
-		err = act_put_back_msr(k->fd, k->is_file, k->msr, k->orig_val);
+		err = act_put_back_msr(k->fd, k->is_file, k->msr, k->shift,
+				       field_get(k->orig_val, k->shift));
 		if (err < 0)
-			pr_warn("%s: cannot restore MSR %#x of cpu %d to %#llx: %s\n",
-				k->path, k->msr, k->cpu, (unsigned long long)k->orig_val,
+			pr_warn("%s: cannot restore bits %u:%u of MSR %#x of cpu %d to %#x: %s\n",
+				k->path, k->shift + 7, k->shift, k->msr, k->cpu,
+				field_get(k->orig_val, k->shift),
 				err == -EIO ? "short write" : strerror(-err));
 	} else {
 		err = act_put_back_file(k->path, k->orig_text, k->orig_len);
@@ -486,6 +503,7 @@ int knob_restore(struct knob *k)
 		return err;	/* keep it pending: a later restore retries */
 out:
 	k->saved = false;
+	k->marked = false;
 	k->written = false;
 	return 0;
 }

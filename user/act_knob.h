@@ -18,16 +18,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* What a knob's original was, handed to the save hook once per
- * register/file before the first write to it (and again after a restore
- * when it is written anew). The state journal (crash safety) hooks in
- * here: if the hook returns non-zero the write is not done and that value
- * is returned. Never called in dry-run (nothing is written). */
+/* What a knob's original was, handed to the save hook when it is saved
+ * (ahead, at start) and again right before its first write (@writing; and
+ * again after a restore when it is written anew). The state journal
+ * (crash safety) hooks in here: if the hook returns non-zero the write is
+ * not done and that value is returned. Never called in dry-run (nothing
+ * is written). */
 struct act_saved {
 	int cpu;
 	bool is_msr;
+	bool writing;		/* a write follows (else saved ahead) */
 	const char *path;	/* the msr device/stand-in, or the sysfs file */
 	__u32 msr;		/* is_msr: register number */
+	unsigned int shift;	/* is_msr: bpfgov's field, bits shift+7..shift */
 	__u64 msr_val;		/* is_msr: the original 8 bytes */
 	const char *text;	/* !is_msr: the original content, exact */
 	__u32 len;		/* !is_msr: its length in bytes */
@@ -44,8 +47,10 @@ int msr_read_why(int fd, bool is_file, const char *path, __u32 msr,
 
 /* Put one original back unless it is already in place (the journal's
  * crash restore uses these too): 1 = in place, 0 = written, -errno. A
- * stand-in file without write bits counts as read-only (-EACCES). */
-int act_put_back_msr(int fd, bool is_file, __u32 msr, __u64 orig);
+ * stand-in file without write bits counts as read-only (-EACCES). A
+ * shared register gets bpfgov's field alone (bits shift+7..shift set to
+ * @orig in its current value): the driver's newer fields stay. */
+int act_put_back_msr(int fd, bool is_file, __u32 msr, unsigned int shift, __u32 orig);
 int act_put_back_file(const char *path, const char *text, size_t len);
 
 #define KNOB_TEXT	64	/* sysfs values we touch are tiny */
@@ -72,6 +77,7 @@ struct knob {
 	unsigned int max_shift;	/* the request's max field (cap) */
 	/* the original, captured by knob_save_original() */
 	bool saved;		/* restore pending */
+	bool marked;		/* the save hook heard of the first write */
 	__u64 orig_val;
 	char orig_text[KNOB_TEXT];
 	size_t orig_len;

@@ -20,9 +20,12 @@
 #define DEFAULT_MSR_ROOT	"/dev/cpu"
 #define DEFAULT_PROC_ROOT	"/proc"
 
-/* Exit codes: 0 ok, 1 runtime error, 2 usage error, 3 not running. */
+/* Exit codes: 0 ok, 1 runtime error, 2 usage error, 3 not running,
+ * 4 the state journal of a dead instance needs an operator (kept: restore
+ * could not put it back whole; start refuses until it is resolved). */
 #define EXIT_USAGE		2
 #define EXIT_NOT_RUNNING	3
+#define EXIT_JOURNAL		4
 
 /* The maps every mode pins, by name (see bpf/bpfgov_common.bpf.h). */
 extern const char *const gov_pinned_maps[];

@@ -59,7 +59,8 @@ static int secure_pins(struct gov *g)
  * originals. Put them back before anything else. */
 int restore_stale_journal(struct gov *g)
 {
-	int err, restored, records, pid;
+	struct journal_result res;
+	int err;
 
 	if (!journal_exists(gov_run_dir()))
 		return 0;
@@ -68,7 +69,7 @@ int restore_stale_journal(struct gov *g)
 			gov_run_dir());
 		return 0;
 	}
-	err = journal_restore(gov_run_dir(), &restored, &records, &pid);
+	err = journal_restore(gov_run_dir(), g->o->msr_root, g->o->sysfs_root, &res);
 	if (err == -ENOENT)
 		return 0;
 	if (err) {
@@ -76,8 +77,8 @@ int restore_stale_journal(struct gov *g)
 			gov_run_dir(), GOV_JOURNAL_FILE);
 		return err;
 	}
-	pr_warn("restored %d register(s)/file(s) left changed by a dead instance (pid %d) from its journal\n",
-		restored, pid);
+	pr_warn("restored %d register(s)/file(s) left changed by a dead instance (pid %d) from its journal (%d already in place, %d of CPUs offline or gone: counted as restored)\n",
+		res.restored, res.pid, res.in_place, res.offline);
 	return 0;
 }
 

@@ -196,19 +196,13 @@ int do_record(int argc, char **argv)
 	}
 	file = argv[optind];
 
-	/* Fail now rather than after a long recording: the writer creates
-	 * FILE.tmp next to FILE and renames it. */
-	snprintf(msg, sizeof(msg), "%s.tmp", file);
-	{
-		FILE *probe = fopen(msg, "we");
-
-		if (!probe) {
-			err = -errno;
-			pr_warn("record: cannot write %s: %s\n", msg, strerror(-err));
-			return 1;
-		}
-		fclose(probe);
-		unlink(msg);
+	/* Fail now rather than after a long recording, writing nothing: the
+	 * writer creates a private temp file (O_EXCL) beside FILE and renames
+	 * it over FILE. */
+	err = check_creatable(file);
+	if (err) {
+		pr_warn("record: cannot write %s: %s\n", file, strerror(-err));
+		return 1;
 	}
 	rec_header(&t, sysfs_root);
 	rc.t = &t;

@@ -19,42 +19,75 @@
 #include "log.h"
 #include "util.h"
 
-/* Put one journaled original back through the actuator's own put-back. */
-int journal_restore_entry(const struct journal_entry *e)
+/* A file's exact bytes back through @fd, unless already in place: 1 in
+ * place, 0 written, -errno. A stand-in (a regular file) needs a write bit
+ * and is cut to the text. */
+static int put_back_fd(int fd, const struct stat *st, const char *text, size_t len)
 {
+	char cur[JOURNAL_TEXT_MAX];
+	ssize_t n;
+
+	n = pread(fd, cur, sizeof(cur), 0);
+	if (n >= 0 && (size_t)n == len && !memcmp(cur, text, len))
+		return 1;
+	if (S_ISREG(st->st_mode) && !(st->st_mode & 0222))
+		return -EACCES;
+	n = pwrite(fd, text, len, 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	if (S_ISREG(st->st_mode) && st->st_size > (off_t)len && ftruncate(fd, len))
+		return -errno;
+	return 0;
+}
+
+int journal_restore_entry(const struct journal_entry *e, const char *msr_root,
+			  const char *sysfs_root)
+{
+	char why[PATH_MAX + 128];
 	struct stat st;
 	int fd, err;
 
-	/* The actuator's own put-back: same checks, same writes. */
+	fd = journal_open_entry(e, msr_root, sysfs_root, O_RDWR, why, sizeof(why));
+	if (fd == -EPERM) {
+		pr_warn("refused to write %s (cpu %d%s): %s\n", str_esc(e->path), e->cpu,
+			e->is_msr ? ", an MSR record" : "", why);
+		return fd;
+	}
+	if (fd < 0 && journal_cpu_gone(e, msr_root, sysfs_root, fd)) {
+		pr_info("%s: cpu %d is offline or gone: counts as restored (the kernel resets it when the CPU returns)\n",
+			str_esc(e->path), e->cpu);
+		return 2;
+	}
+	if (fd < 0) {
+		err = fd;
+		goto fail;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		goto fail;
+	}
 	if (e->is_msr) {
-		fd = open(e->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0) {
-			err = -errno;
-			goto fail;
-		}
-		if (fstat(fd, &st)) {
-			err = -errno;
-			close(fd);
-			goto fail;
-		}
 		/* as the actuator: a stand-in's mode bits count */
 		if (S_ISREG(st.st_mode) && !(st.st_mode & 0222))
 			err = -EACCES;
 		else
-			err = act_put_back_msr(fd, S_ISREG(st.st_mode), e->msr, e->msr_val);
-		close(fd);
+			err = act_put_back_msr(fd, S_ISREG(st.st_mode), e->msr, e->shift, e->orig);
 	} else {
-		err = act_put_back_file(e->path, e->text, e->len);
+		err = put_back_fd(fd, &st, e->text, e->len);
 	}
+	close(fd);
 	if (err >= 0)
 		return err;
 fail:
 	if (e->is_msr)
-		pr_warn("%s: cannot restore MSR %#x of cpu %d to %#llx: %s\n", e->path, e->msr,
-			e->cpu, (unsigned long long)e->msr_val,
+		pr_warn("%s: cannot restore bits %u:%u of MSR %#x of cpu %d to %#x: %s\n",
+			str_esc(e->path), e->shift + 7, e->shift, e->msr, e->cpu, e->orig,
 			err == -EACCES ? "read-only" : err == -EIO ? "short write" : strerror(-err));
 	else
-		pr_warn("cannot restore %s (%u bytes): %s\n", e->path, e->len,
+		pr_warn("cannot restore %s (%u bytes): %s\n", str_esc(e->path), e->len,
 			err == -EACCES ? "read-only" : err == -EIO ? "short write" : strerror(-err));
 	return err;
 }
@@ -104,15 +137,15 @@ out:
 	return err;
 }
 
-int journal_restore(const char *dir, int *restored, int *records, int *pid)
+int journal_restore(const char *dir, const char *msr_root, const char *sysfs_root,
+		    struct journal_result *res)
 {
 	char path[PATH_MAX], msg[128], *buf = NULL;
-	char msr_root[PATH_MAX], sysfs_root[PATH_MAX];
 	struct journal_entry *v = NULL;
 	size_t len = 0, nr = 0, i;
-	int err, bad = 0, refused = 0, first = 0, r;
+	int err, bad = 0, first = 0, r;
 
-	*restored = *records = *pid = 0;
+	memset(res, 0, sizeof(*res));
 	snprintf(path, sizeof(path), "%s/%s", dir, GOV_JOURNAL_FILE);
 	err = load_journal(path, &buf, &len);
 	if (err == -ENOENT)
@@ -122,12 +155,7 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 			pr_warn("cannot read the journal %s: %s\n", path, strerror(-err));
 		return err;
 	}
-	err = journal_parse(buf, len, &v, &nr, &bad, pid, msg, sizeof(msg));
-	if (!err && journal_roots(buf, len, msr_root, sysfs_root, sizeof(msr_root))) {
-		free(v);
-		snprintf(msg, sizeof(msg), "bad roots in the header");
-		err = -EINVAL;
-	}
+	err = journal_parse(buf, len, &v, &nr, &bad, &res->pid, msg, sizeof(msg));
 	free(buf);
 	if (err == -EINVAL && len == 0) {
 		/* created, crashed before the header reached the disk: no
@@ -139,31 +167,35 @@ int journal_restore(const char *dir, int *restored, int *records, int *pid)
 		pr_warn("%s: %s\n", path, msg);
 		return err;
 	}
-	*records = nr;
+	res->records = nr;
 	for (i = nr; i-- > 0;) {
-		if (!journal_entry_in_roots(&v[i], msr_root, sysfs_root)) {
-			pr_warn("%s: refused to write %s: outside the roots the instance was started with (MSR %s, sysfs %s)\n",
-				path, v[i].path, msr_root, sysfs_root);
-			refused++;
+		if (!v[i].written) {
+			res->unwritten++;	/* saved, never written: not ours */
 			continue;
 		}
-		r = journal_restore_entry(&v[i]);
-		if (r < 0 && !first)
+		r = journal_restore_entry(&v[i], msr_root, sysfs_root);
+		if (r == -EPERM)
+			res->refused++;
+		else if (r < 0 && !first)
 			first = r;
 		else if (r == 0)
-			(*restored)++;
+			res->restored++;
+		else if (r == 1)
+			res->in_place++;
+		else if (r == 2)
+			res->offline++;
 	}
 	free(v);
 	if (first)
 		return first;	/* keep the journal: a later restore retries */
-	if (refused && !bad)
-		return -EBADMSG;	/* kept, as below; each said in its line */
-	if (bad) {
-		/* kept where it is: until the user decides, it blocks start */
+	if (res->refused)
+		pr_warn("%s: %d record(s) refused: they name no knob bpfgov writes beneath the roots restore was given (MSR %s, sysfs %s); nothing was written there\n",
+			path, res->refused, msr_root, sysfs_root);
+	if (bad)
 		pr_warn("%s: %d corrupt record(s) cannot be restored (the other %d are back); their knobs may still be changed\n",
-			path, bad, (int)nr - refused);
-		return -EBADMSG;
-	}
+			path, bad, (int)nr - res->refused);
+	if (bad || res->refused)
+		return -EBADMSG;	/* kept where it is: until the user decides, it blocks start */
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
 	fsync_dir(dir);
@@ -187,27 +219,40 @@ int journal_discard(const char *dir)
 }
 
 static const char restore_usage[] =
-"Usage: govloader restore [--discard] [--pin-root DIR]\n"
-"Put back every register and file a dead 'govloader start' changed (after a\n"
+"Usage: govloader restore [--discard] [--pin-root DIR] [--msr-root DIR]\n"
+"                         [--sysfs-root DIR]\n"
+"Put back every register and file a dead 'govloader start' wrote (after a\n"
 "crash or kill -9), from its journal in $BPFGOV_RUN_DIR or /run/bpfgov, then\n"
 "remove the journal and stale pins. Refused while bpfgov runs ('stop'\n"
 "restores). With no journal there is nothing to do: one line, exit 0.\n"
-"A journal that cannot be restored whole (a corrupt record, a knob that\n"
-"cannot be written) is kept and 'start' refuses to run until it is resolved:\n"
-"fix the cause and run 'restore' again, or check the knobs it names by hand\n"
-"and decide with --discard: restore what can be, then move the journal to\n"
-"journal.discarded (never read again).\n"
-"Exit: 0 restored, nothing to do or discarded, 1 error (journal kept).\n";
+"Only knobs bpfgov writes, beneath the roots given here (defaults /dev/cpu\n"
+"and /sys, whatever the journal says), are written: of HWP_REQUEST and\n"
+"CPPC_REQ the min field alone, into the register's current value. A knob of\n"
+"a CPU that is offline or gone counts as restored.\n"
+"A journal that cannot be restored whole (a corrupt or refused record, a\n"
+"knob that cannot be written) is kept and 'start' refuses to run until it is\n"
+"resolved: fix the cause and run 'restore' again, or check the knobs it\n"
+"names by hand and decide with --discard: restore what can be, then move\n"
+"the journal to journal.discarded (never read again).\n"
+"Exit: 0 restored, nothing to do or discarded, 1 error, 4 the journal needs\n"
+"an operator (kept).\n";
+
+void journal_result_say(const struct journal_result *r, const char *what)
+{
+	pr_info("restored %d of %d register(s)/file(s) %s pid %d (%d already in place, %d of CPUs offline or gone: counted as restored, %d saved but never written: left as they are)\n",
+		r->restored, r->records, what, r->pid, r->in_place, r->offline, r->unwritten);
+}
 
 int do_restore(int argc, char **argv)
 {
 	struct cli_opts co = {};
 	const char *pin_root, *dir = gov_run_dir();
 	char path[PATH_MAX];
-	int fd = -1, err, ret = 1, restored, records, pid;
+	struct journal_result res;
+	int fd = -1, err, ret = 1;
 	pid_t owner;
 
-	err = cli_parse("restore", restore_usage, argc, argv, "pin-root discard", &co);
+	err = cli_parse("restore", restore_usage, argc, argv, "pin-root discard msr-root sysfs-root", &co);
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	pin_root = co.pin_root;
@@ -225,7 +270,7 @@ int do_restore(int argc, char **argv)
 	}
 	if (err)
 		return 1;
-	err = journal_restore(dir, &restored, &records, &pid);
+	err = journal_restore(dir, co.msr_root, co.sysfs_root, &res);
 	if (err == -ENOENT) {
 		pr_info("nothing to restore: no journal in %s\n", dir);
 		ret = 0;
@@ -238,10 +283,10 @@ int do_restore(int argc, char **argv)
 			dir, GOV_JOURNAL_FILE, err == -EBADMSG || err == -EINVAL ?
 			"check the knobs it names, then 'govloader restore --discard'" :
 			"fix the cause and run 'govloader restore' again (or '--discard')");
+		ret = EXIT_JOURNAL;
 		goto out;
 	} else {
-		pr_info("restored %d of %d register(s)/file(s) from the journal of pid %d (%d already in place)\n",
-			restored, records, pid, records - restored);
+		journal_result_say(&res, "from the journal of");
 		ret = 0;
 	}
 	/* The dead instance's other leftovers. */

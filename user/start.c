@@ -143,8 +143,10 @@ static int start_main(struct start_opts *o)
 		pr_info("removing stale pins under %s left by a dead instance\n", o->pin_root);
 		pins_remove(o->pin_root);
 	}
-	if (restore_stale_journal(&g))
+	if (restore_stale_journal(&g)) {
+		ret = EXIT_JOURNAL;	/* an operator decides: no restart helps */
 		goto cleanup;
+	}
 	status_req_open(&g);
 	err = cfg_origins_write(gov_run_dir(), &g.gc);
 	if (err)
@@ -182,7 +184,7 @@ static int start_main(struct start_opts *o)
 		goto cleanup;
 	render_platform(&g);
 	if (!o->dry_run) {
-		err = journal_init(&g.jnl, gov_run_dir(), o->msr_root, o->sysfs_root);
+		err = journal_init(&g.jnl, gov_run_dir());
 		if (err) {
 			pr_warn("out of memory\n");
 			goto cleanup;

@@ -643,7 +643,7 @@ static int gov_up(struct vctx *v, char *why, size_t n)
 		return -errno;
 	}
 	if (v->gov_pid == 0) {
-		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
@@ -1424,6 +1424,26 @@ static bool have_gnuplot(char *why, size_t n)
 	return false;
 }
 
+/* A new file @name in the output directory (checked: ours, not writable
+ * by others): what was there is removed, the file is created O_EXCL and
+ * never followed through a symlink. */
+static FILE *out_open(const struct vctx *v, const char *name, char *path, size_t n)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, n, "%s/%s", v->o.out, name);
+	if (unlink(path) && errno != ENOENT)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static int write_plots(struct vctx *v, char *why, size_t n)
 {
 	char path[PATH_MAX];
@@ -1434,8 +1454,7 @@ static int write_plots(struct vctx *v, char *why, size_t n)
 
 	if (!have_gnuplot(why, n))
 		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/plots.dat", v->o.out);
-	f = fopen(path, "we");
+	f = out_open(v, "plots.dat", path, sizeof(path));
 	if (!f)
 		goto io;
 	fprintf(f, "# impulse: ms of work after the gap, loop rate / pre-gap (governors, bpfgov)\n");
@@ -1453,8 +1472,7 @@ static int write_plots(struct vctx *v, char *why, size_t n)
 			avg(A[1].pp.loops_s[i], A[1].pp.runs));
 	if (fclose(f))
 		goto io;
-	snprintf(path, sizeof(path), "%s/plots.gp", v->o.out);
-	f = fopen(path, "we");
+	f = out_open(v, "plots.gp", path, sizeof(path));
 	if (!f)
 		goto io;
 	fprintf(f, "set terminal svg size 720,420\nset key top left\nset grid\n"
@@ -1495,15 +1513,13 @@ static int write_reports(struct vctx *v, int bad, const char *diff, int nr_snap)
 	bool plots = write_plots(v, plot_why, sizeof(plot_why)) == 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/report.json", v->o.out);
-	f = fopen(path, "we");
+	f = out_open(v, "report.json", path, sizeof(path));
 	if (!f)
 		return -errno;
 	json_report(v, f, bad, diff, nr_snap, plots, plot_why);
 	if (fclose(f))
 		return -errno;
-	snprintf(path, sizeof(path), "%s/report.md", v->o.out);
-	f = fopen(path, "we");
+	f = out_open(v, "report.md", path, sizeof(path));
 	if (!f)
 		return -errno;
 	md_report(v, f, bad, diff, nr_snap, plots, plot_why);
@@ -1537,6 +1553,7 @@ static int validate_parse(int argc, char **argv, struct vopts *o)
 int do_validate(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = v_on_signal };
+	struct stat st;
 	struct knob_snap *snap = NULL;
 	struct vctx *v;
 	char diff[2048] = "";
@@ -1554,6 +1571,15 @@ int do_validate(int argc, char **argv)
 	}
 	if (mkdir(v->o.out, 0755) && errno != EEXIST) {
 		pr_warn("validate: cannot create %s: %s\n", v->o.out, strerror(errno));
+		goto out;
+	}
+	/* An existing directory is used only if it is ours and nobody else
+	 * may write in it: a planted one (or a symlink) could redirect the
+	 * reports. */
+	if (lstat(v->o.out, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		pr_warn("validate: %s is not a directory owned by uid %u and writable only by it (a symlink or planted by someone else?)\n",
+			str_esc(v->o.out), (unsigned int)geteuid());
 		goto out;
 	}
 	if (access(v->o.out, W_OK)) {

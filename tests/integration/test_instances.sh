@@ -71,15 +71,15 @@ A=$GOV_PID
 kill -9 "$A"
 gov_wait
 crc() { printf '%s' "$1" | gzip -c | tail -c 8 | od -An -t x4 -N 4 | tr -d ' \n'; }
-hdr="bpfgov-journal 1 pid=$A"
+hdr="bpfgov-journal 2 pid=$A"
 [ -e "$RUN_A/journal" ] || { printf '%s crc=%s\n' "$hdr" "$(crc "$hdr")" >"$RUN_A/journal"; chmod 0600 "$RUN_A/journal"; }
 BPFGOV_RUN_DIR=$RUN_B "$GOV" start "${START[@]}" --pin-root "$PIN_B" --duration 2 >"$T_TMP/out" 2>"$T_TMP/err"
 rc=$?
 check "start elsewhere over a dead instance's journal: exit 1, one line (rc $rc)" \
 	bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$T_TMP/err') -eq 1 ] && grep -q \"a dead instance (pid $A) left its journal $RUN_A/journal: run 'BPFGOV_RUN_DIR=$RUN_A govloader restore' first\" '$T_TMP/err'"
 check "its journal is untouched" test -s "$RUN_A/journal"
-BPFGOV_RUN_DIR=$RUN_A "$GOV" restore >"$T_TMP/out" 2>&1
-is "restore in A exits 0" "$?" 0
+BPFGOV_RUN_DIR=$RUN_A "$GOV" restore --msr-root "$MSR" --sysfs-root "$SYS" >"$T_TMP/out" 2>&1
+is "restore in A (with A's roots) exits 0" "$?" 0
 BPFGOV_RUN_DIR=$RUN_B "$GOV" start "${START[@]}" --pin-root "$PIN_B" --duration 1 >"$T_TMP/out" 2>&1
 is "start elsewhere runs and exits 0 once A is restored" "$?" 0
 check "it left no pins" test ! -e "$PIN_B/cpu_state"
