@@ -24,7 +24,7 @@ failed=()
 # named here checks behaviour.
 SURFACE_SUITES=" unit/test_cli unit/test_config integration/test_bad_input integration/test_config
 	integration/test_deploy integration/test_docs integration/test_json integration/test_layout
-	integration/test_man integration/test_plot integration/test_reports integration/test_suites fuzz tree "
+	integration/test_man integration/test_plot integration/test_reports integration/test_suites integration/test_unit fuzz tree "
 declare -A kind_pass=([behaviour]=0 [surfaces]=0) kind_fail=([behaviour]=0 [surfaces]=0)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
