@@ -365,6 +365,20 @@ static __always_inline void gov_idle_enter(struct bpfgov_cpu_state *s, struct bp
 	pol_idle_enter(s, c, state, now);
 }
 
+/* include/trace/events/power.h: PWR_EVENT_EXIT is -1 as an unsigned state. */
+#define PWR_EVENT_EXIT	((unsigned int)-1)
+
+/*
+ * TIF bit numbers are macros (not in BTF) and moved when x86 took the
+ * generic layout: NEED_RESCHED was bit 3 (LAZY 4, 6.13+), it is bit 4
+ * (LAZY 5). The idle task never has bits 3-5 set for anything else
+ * (MEMDIE, SINGLESTEP, SSBD are never set on it; the polling flag is
+ * above), and lazy is promoted to NEED_RESCHED for it: test the three.
+ * At a cpu_idle exit, none set: no task is to run, the idle loop goes on
+ * (a poll that ran into the kernel's time limit: s->exit_goes_on).
+ */
+#define IDLE_RESCHED_MASK	0x38ul
+
 static __always_inline void gov_idle_exit(struct bpfgov_cpu_state *s, struct bpfgov_config *c,
 					  __u32 cpu, __u64 now)
 {

@@ -30,7 +30,10 @@
  * next running() on an idle CPU ends the idle period (idle exit, busy
  * begin).  With SCX_OPS_SWITCH_PARTIAL, tasks of other classes run where
  * the scheduler does not see them, so update_idle() marks idle entry/exit
- * instead (the loader attaches it only then).  Idle entry reads the CPU's
+ * instead (the loader attaches it only then).  Where a cpuidle driver
+ * offers states to choose from, the cpu_idle tracepoint books each state
+ * entered and left instead (bpfgov_scx_cpu_idle), and these hooks the
+ * busy runs alone.  Idle entry reads the CPU's
  * next timer as tracepoint mode does, but while the tick still runs: an
  * hrtimer due before the tick counts, the tick itself reads as unknown
  * (gov_next_timer, GOV_TIMER_BEFORE_TICK_STOP).  tick() accounts long busy
@@ -133,6 +136,12 @@ const volatile bool scx_sched_only;
 /* Set by the loader when it attaches ops.update_idle (partial mode):
  * idle periods come from there, not from dispatch()/running(). */
 const volatile bool scx_idle_hook;
+
+/* Set by the loader where the machine's cpuidle driver offers states to
+ * choose from (not idle_state_fixed): the cpu_idle program below books
+ * each idle state entered and left, with the state the kernel's governor
+ * chose; the scheduler's hooks then account busy runs only. */
+const volatile bool scx_cpuidle_tp;
 
 /* The kernel's account of the run time of the task now running on each
  * CPU (se.sum_exec_runtime) when it started: stopping() charges the time
@@ -279,9 +288,11 @@ static __always_inline void perf_follow(struct bpfgov_cpu_state *s, s32 cpu)
  * short cycles without a cpuidle driver inline first (gov_wake_fast).
  */
 /* The CPU runs out of work: its busy run ends, its idle period begins.
- * sched_ext does not say which idle state the CPU will enter: assume the
- * one we picked, which actuation applies, unless the machine always
- * enters one (no cpuidle driver: it halts). */
+ * sched_ext does not say which idle state the CPU will enter. Without a
+ * cpuidle driver it enters its one state (it halts): the idle entry is
+ * booked here. With one, the cpu_idle program books the states the
+ * kernel's governor enters (scx_cpuidle_tp); without that program (not
+ * attached), the pick, which actuation applies, stands in for them. */
 static __always_inline void run_ends(struct bpfgov_cpu_state *s, __u32 cpu, __u64 now)
 {
 	struct bpfgov_config *c = gov_cfg();
@@ -290,6 +301,8 @@ static __always_inline void run_ends(struct bpfgov_cpu_state *s, __u32 cpu, __u6
 		gov_busy_end(s, c, cpu, now);
 	else
 		s->nr_switches++;
+	if (!c->idle_state_fixed && scx_cpuidle_tp)
+		return;
 	gov_idle_enter(s, c, cpu, c->idle_state_fixed ? c->idle_state_fixed - 1 : s->idle_pick, now);
 }
 
@@ -317,6 +330,37 @@ __noinline int bpfgov_scx_run_begins(struct bpfgov_cpu_state *s, __u32 cpu, __u6
 	else
 		s->nr_switches++;
 	perf_follow(s, (s32)cpu);
+	return 0;
+}
+
+/*
+ * A machine with a cpuidle driver (scx_cpuidle_tp): each idle state
+ * entered and left, as tracepoint mode books it, with the state the
+ * kernel's governor chose under bpfgov's constraint. Busy runs stay with
+ * the scheduler's hooks (dispatch() ends one before the idle loop, and
+ * running() begins the next after it), so this books idle residencies
+ * only: an exit after which no task is to run is a poll that ran into the
+ * kernel's time limit, and the idle loop enters again (exit_goes_on).
+ * Runs in the idle task, on @cpu_id itself. Not attached without a
+ * driver: the one-state path there is unchanged.
+ */
+SEC("tp_btf/cpu_idle")
+int BPF_PROG(bpfgov_scx_cpu_idle, unsigned int state, unsigned int cpu_id)
+{
+	struct bpfgov_cpu_state *s = gov_cpu(cpu_id);
+	struct bpfgov_config *c = gov_cfg();
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!scx_cpuidle_tp || !s || !c)
+		return 0;
+	if (state == PWR_EVENT_EXIT) {
+		if (s->cur_state == BPFGOV_NO_STATE)
+			return 0;	/* entered before we attached */
+		s->exit_goes_on = !(bpf_get_current_task_btf()->thread_info.flags & IDLE_RESCHED_MASK);
+		gov_idle_exit(s, c, cpu_id, now);
+		return 0;
+	}
+	gov_idle_enter(s, c, cpu_id, state, now);
 	return 0;
 }
 

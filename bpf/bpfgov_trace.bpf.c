@@ -23,18 +23,6 @@
 #include "bpfgov_common.bpf.h"
 #include "bpfgov_runs.h"
 
-/* include/trace/events/power.h: PWR_EVENT_EXIT is -1 as an unsigned state. */
-#define PWR_EVENT_EXIT	((unsigned int)-1)
-
-/*
- * TIF bit numbers are macros (not in BTF) and moved when x86 took the
- * generic layout: NEED_RESCHED was bit 3 (LAZY 4, 6.13+), it is bit 4
- * (LAZY 5). The idle task never has bits 3-5 set for anything else
- * (MEMDIE, SINGLESTEP, SSBD are never set on it; the polling flag is
- * above), and lazy is promoted to NEED_RESCHED for it: test the three.
- */
-#define IDLE_RESCHED_MASK	0x38ul
-
 static struct bpfgov_runs_cpu runs_cpu[BPFGOV_MAX_CPUS] __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 static __always_inline struct bpfgov_runs_cpu *runs_of(__u32 cpu)

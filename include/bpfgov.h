@@ -150,7 +150,7 @@ struct bpfgov_cpu_state {
 	__u64 last_floor_ns;		/* time of the last floor change */
 	__u64 hold_until_ns;		/* gap memory ends here unless re-armed */
 	__u32 wake_reason;		/* enum bpfgov_wake of the last idle exit */
-	__u32 entry_pick;		/* idle_pick capped by the next timer at the last idle entry */
+	__u32 :32;
 	__u64 last_event_ns;		/* last time any hook ran for this CPU */
 	/* idle history: decayed weight of idle worths per bin, fixed
 	 * point (1 << 10 per sample); bin k = [payback(k), payback(k+1)) */

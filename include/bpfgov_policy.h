@@ -809,13 +809,6 @@ POL_ENTRY __u32 pol_timer_cap(const struct bpfgov_cpu_state *s,
 	return 0;
 }
 
-/* Time from @now until the next timer known at idle entry (0: unknown or
- * already past). */
-static __always_inline __u64 pol_timer_left(const struct bpfgov_cpu_state *s, __u64 now)
-{
-	return s->next_timer_ns > now ? s->next_timer_ns - now : 0;
-}
-
 /*
  * One fixed idle state: the terms of pol_pays_back() for state @st of
  * wake-up cost @cost, for the short path (pol_wake_fast). They change only
@@ -870,8 +863,11 @@ static __always_inline __u64 pol_fast_gate(const struct bpfgov_cpu_state *s,
 /*
  * The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle).
  * The caller has stored the CPU's next timer expiry in s->next_timer_ns
- * (0: unknown); entry_pick is the standing pick capped by it (the pick
- * itself when the CPU has one state, idle_state_fixed).
+ * (0: unknown), which the exit learns from (timer_share, poll_ok). The
+ * pick is not capped by that timer here: the pick is a standing
+ * constraint that the kernel's governor works inside, and the governor
+ * caps its own choice by the next timer at each entry. pol_timer_cap()
+ * is replay's ideal column only.
  */
 static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u32 state, __u64 now)
@@ -880,15 +876,7 @@ static __always_inline void pol_idle_enter(struct bpfgov_cpu_state *s,
 	s->state_enter_ns = now;
 	s->timer_fired = 0;
 	s->nr_idle++;
-	/* Without a cpuidle driver the CPU enters its one state whatever
-	 * the timer says: no cap to work out at every entry. */
-	if (c->idle_state_fixed) {
-		s->entry_pick = s->idle_pick;
-		s->fast_until_ns = pol_fast_gate(s, c, state, now);
-	} else {
-		s->entry_pick = pol_timer_cap(s, c, s->idle_pick, pol_timer_left(s, now));
-		s->fast_until_ns = 0;
-	}
+	s->fast_until_ns = c->idle_state_fixed ? pol_fast_gate(s, c, state, now) : 0;
 }
 
 /* A local timer interrupt ran while the CPU was in an idle state. */

@@ -218,7 +218,8 @@ int load_bpf(struct gov *g)
 		struct scx_opts so = { .partial = g->o->scx_partial, .nr_cpus = g->nr_cpus,
 				       .nr_states = g->cfg.nr_states,
 				       .pin_root = g->o->pin_root, .btf_path = g->o->btf_path,
-				       .topo_root = g->o->sysfs_root };
+				       .topo_root = g->o->sysfs_root,
+				       .idle_states = g->cfg.nr_states && !g->cfg.idle_state_fixed };
 
 		g->scx = scx_open(&so);
 		if (!g->scx) {

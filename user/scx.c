@@ -134,6 +134,13 @@ struct scx_ctx *scx_open(const struct scx_opts *o)
 	/* Nothing governed: no next timer to learn. */
 	if (o->sched_only)
 		bpf_program__set_autoload(c->skel->progs.bpfgov_timer_base, false);
+	/* Idle states to choose from: cpu_idle books the state the kernel's
+	 * governor entered. One state (or nothing governed): not loaded, and
+	 * the scheduler's hooks book that state themselves. */
+	if (o->idle_states && !o->sched_only)
+		c->skel->rodata->scx_cpuidle_tp = true;
+	else
+		bpf_program__set_autoload(c->skel->progs.bpfgov_scx_cpu_idle, false);
 	if (o->timeout_ms)
 		c->skel->struct_ops.bpfgov_ops->timeout_ms = o->timeout_ms;
 	{
@@ -238,7 +245,15 @@ int scx_attach(struct scx_ctx *c)
 	err = wait_state("enabled", 5000);
 	if (err && scx_exited(c, NULL))
 		return -ECANCELED;	/* ejected while enabling: see scx_exited() */
-	return err;
+	if (err || !c->skel->rodata->scx_cpuidle_tp)
+		return err;
+	/* Once the scheduler runs: idle states before it are not its CPUs'. */
+	c->skel->links.bpfgov_scx_cpu_idle = bpf_program__attach(c->skel->progs.bpfgov_scx_cpu_idle);
+	if (!c->skel->links.bpfgov_scx_cpu_idle) {
+		err = -errno;
+		return err ? err : -EINVAL;
+	}
+	return 0;
 }
 
 int scx_exited(struct scx_ctx *c, struct scx_exit *e)
@@ -280,6 +295,10 @@ int scx_detach(struct scx_ctx *c)
 
 	if (!c || !c->link)
 		return 0;
+	if (c->skel->links.bpfgov_scx_cpu_idle) {
+		bpf_link__destroy(c->skel->links.bpfgov_scx_cpu_idle);
+		c->skel->links.bpfgov_scx_cpu_idle = NULL;
+	}
 	err = bpf_link__destroy(c->link);
 	c->link = NULL;
 	if (err)

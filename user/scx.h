@@ -43,6 +43,8 @@ struct scx_opts {
 				 * largest table); a rodata constant */
 	const char *topo_root;	/* sysfs root the CPU -> last-level cache map
 				 * is read from (NULL: "/sys"; user/topo.c) */
+	bool idle_states;	/* the cpuidle driver offers states to choose
+				 * from: cpu_idle books the state entered */
 };
 
 struct scx_exit {

@@ -2223,8 +2223,8 @@ static void test_idle_poll_limit(void **state)
 	assert_int_equal(pol_poll_limit_ns(&c), 62500);
 }
 
-/* The pick is capped by the next timer at idle entry, as teo does it: no
- * state whose payback point lies beyond the timer. */
+/* The pick capped by the next timer, as teo does it (replay's ideal
+ * column): no state whose payback point lies beyond the timer. */
 static void test_idle_timer_cap(void **state)
 {
 	struct sim m;
@@ -2241,23 +2241,14 @@ static void test_idle_timer_cap(void **state)
 	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 4 * US - 1), 0);
 	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 10 * MS), 1);	/* never deeper */
 	assert_int_equal(pol_timer_cap(&m.s, &m.c, 0, 10 * MS), 0);
-	/* at idle entry: entry_pick from the time left until the timer */
+	/* at idle entry the standing pick is not capped (the kernel's
+	 * governor caps its own choice): entering leaves it and the state */
 	m.s.idle_pick = 3;
-	m.s.next_timer_ns = m.now + 200 * US;
-	pol_idle_enter(&m.s, &m.c, 3, m.now);
-	assert_int_equal(m.s.entry_pick, 2);
-	assert_int_equal(m.s.idle_pick, 3);	/* the standing pick is untouched */
-	m.s.cur_state = BPFGOV_NO_STATE;
-	m.s.next_timer_ns = m.now - 1;		/* already past: unknown */
-	pol_idle_enter(&m.s, &m.c, 3, m.now);
-	assert_int_equal(m.s.entry_pick, 3);
-	/* one state, no cpuidle driver: the pick itself, no cap */
-	m.c.idle_state_fixed = 4;
-	m.s.cur_state = BPFGOV_NO_STATE;
 	m.s.next_timer_ns = m.now + 200 * US;	/* would cap to 2 */
 	pol_idle_enter(&m.s, &m.c, 3, m.now);
-	assert_int_equal(m.s.entry_pick, 3);
-	m.c.idle_state_fixed = 0;
+	assert_int_equal(m.s.idle_pick, 3);
+	assert_int_equal(m.s.cur_state, 3);
+	m.s.cur_state = BPFGOV_NO_STATE;
 	/* a measured cost moves the payback: C1 cost 100us -> 200us */
 	m.s.wake_cost_ns[1] = 100 * US;
 	assert_int_equal(pol_timer_cap(&m.s, &m.c, 1, 199 * US), 0);

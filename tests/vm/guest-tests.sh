@@ -3,9 +3,9 @@
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
 #   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [fairsecs=S] [govopt=--OPTION]...
-#       groups: trace smoke scx error stress kill9 partial fair bench idle livebench
+#       groups: trace smoke scx error stress kill9 partial fair bench idle livebench scxidle
 #       (default: trace scx error stress kill9 partial fair; bench is `make bench-vm`;
-#       idle and livebench need the cpuidle driver of `make check-vm-idle`;
+#       idle, livebench and scxidle need the cpuidle driver of `make check-vm-idle`;
 #       trace is tracepoint mode, which every supported kernel runs; on a
 #       kernel without sched_ext the scheduler groups are skipped)
 #
@@ -155,14 +155,14 @@ echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
 [ -x $GOV ] || nok "govloader present in the initramfs"
 if [ -d $SCX ]; then
 	want_scx=0
-	for g in smoke scx error stress kill9 partial fair bench; do want $g && want_scx=1; done
+	for g in smoke scx error stress kill9 partial fair bench scxidle; do want $g && want_scx=1; done
 	[ $want_scx = 0 ] || check "kernel has sched_ext, idle at boot (state $(state))" is_state disabled
 else
 	# No sched_ext: the scheduler's groups cannot run here.
-	for g in smoke scx error stress kill9 partial fair bench; do
+	for g in smoke scx error stress kill9 partial fair bench scxidle; do
 		want $g && diag "SKIP $g: no sched_ext in this kernel ($(uname -r))"
 	done
-	groups=$(for g in $groups; do case $g in smoke|scx|error|stress|kill9|partial|fair|bench) ;; *) echo $g ;; esac; done | tr "\n" " ")
+	groups=$(for g in $groups; do case $g in smoke|scx|error|stress|kill9|partial|fair|bench|scxidle) ;; *) echo $g ;; esac; done | tr "\n" " ")
 fi
 
 if want trace && [ -x $GOV ]; then
@@ -509,7 +509,7 @@ hold_tracepoints() {
 		echo 1 > $T/events/$e/enable 2>/dev/null || diag "idle: cannot hold tracepoint $e"
 	done
 }
-if want idle || want livebench; then
+if want idle || want livebench || want scxidle; then
 	if idle_driver_ok; then
 		diag "idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver)," \
 			"governors $(cat /sys/devices/system/cpu/cpuidle/available_governors)," \
@@ -517,7 +517,7 @@ if want idle || want livebench; then
 		hold_tracepoints
 	else
 		nok "idle: a cpuidle driver with a POLL state (got $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null))"
-		groups=$(echo " $groups " | sed 's/ idle / /; s/ livebench / /')
+		groups=$(echo " $groups " | sed 's/ idle / /; s/ livebench / /; s/ scxidle / /')
 	fi
 fi
 if want idle; then
@@ -528,6 +528,60 @@ if want idle; then
 	run_suite "idle: " test_stuck_poll.sh
 	run_suite "idle: " test_idle.sh
 fi
+# Sums over the CPUs: the kernel's count or time (us) of idle state K,
+# and a per-CPU field of `status --json`.
+idle_sum() { # state field
+	cat /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state$1/$2 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+gov_sum() { # field
+	$GOV status --json 2>/dev/null | tr '{' '\n' | grep '^"cpu":' |
+		sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+# within A B PCT ABS: |A - B| <= PCT % of B + ABS.
+within() { awk -v a="$1" -v b="$2" -v p="$3" -v m="$4" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= b * p / 100 + m) }'; }
+idle_snap() { # prefix: the kernel's usage and time of POLL and C1, bpfgov's entries and poll time
+	eval "${1}u0=$(idle_sum 0 usage) ${1}u1=$(idle_sum 1 usage) ${1}t0=$(idle_sum 0 time) ${1}t1=$(idle_sum 1 time)"
+	eval "${1}e=$(gov_sum idle_entries) ${1}p=$(gov_sum poll_ms)"
+}
+if want scxidle && [ -x $GOV ]; then
+	# sched_ext mode on a cpuidle driver: the states the kernel's governor
+	# entered (POLL and C1 here) are what bpfgov books, as the kernel
+	# counts them: idle entries = POLL + C1 usage, poll time = POLL time;
+	# and a poll that ran into the kernel's time limit is learned as such.
+	make_msr
+	if start_gov; then
+		ok "scxidle: start --mode scx on $(cat /sys/devices/system/cpu/cpuidle/current_driver)"
+		sleep 1
+		idle_snap a_
+		# Short idles (ping-pong), a quiet machine, and polling forced
+		# by a global PM QoS request (0 us) on quiet CPUs, which ends
+		# each poll at the kernel's time limit.
+		/bin/bpfgov-work pingpong --work-us 20 --duration 2 > /dev/null 2>&1
+		sleep 2
+		exec 3> /dev/cpu_dma_latency
+		echo 0 >&3
+		sleep 1
+		exec 3>&-
+		sleep 1
+		idle_snap b_
+		du0=$((b_u0 - a_u0)) du1=$((b_u1 - a_u1)) dt0=$((b_t0 - a_t0)) dt1=$((b_t1 - a_t1))
+		de=$((b_e - a_e)) dp_us=$(((b_p - a_p) * 1000))
+		diag "scxidle: kernel: POLL $du0 entries $dt0 us, C1 $du1 entries $dt1 us; bpfgov: $de entries, poll $dp_us us"
+		check "scxidle: both states entered (POLL $du0, C1 $du1)" [ "$du0" -gt 0 -a "$du1" -gt 0 ]
+		check "scxidle: idle entries booked = POLL + C1 entries ($de vs $((du0 + du1)), 5 % + 50)" \
+			within "$de" "$((du0 + du1))" 5 50
+		check "scxidle: poll time booked = POLL time ($dp_us vs $dt0 us, 10 % + 20 ms)" \
+			within "$dp_us" "$dt0" 10 20000
+		pl=$($GOV status --json 2>/dev/null | tr '{' '\n' | grep '^"cpu":' | grep -c '"poll_limit_us":[0-9]')
+		check "scxidle: polls that ran into the kernel's limit are learned ($pl CPUs with a poll limit)" [ "$pl" -gt 0 ]
+		stop_gov
+		check "scxidle: clean stop" wait_for 5 is_state disabled
+	else
+		nok "scxidle: start --mode scx on $(cat /sys/devices/system/cpu/cpuidle/current_driver)"
+		dump_log 30
+	fi
+fi
+
 if want livebench && [ -x /src/govloader ]; then
 	# `make bench`'s live idle judge (tests/bench/live.sh) in this boot.
 	(cd /src && PATH=/usr/bin:/bin:/sbin BENCH_DOC=- BENCH_OUT=/tmp/bench BENCH_QUIET_WAIT=0 \

@@ -139,6 +139,8 @@ bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) $(SCX_NULL) scx-simple s
 # Live idle decisions in the guest: `check-vm-idle` runs the integration
 # suites of IDLE_VM_SUITES (guest-tests.sh, group idle) with their live
 # parts required (the stuck-poll test, test_idle.sh's real sysfs part),
+# and, on a kernel with sched_ext, the scx group and scxidle (the states
+# entered, as the kernel counts them, booked in sched_ext mode),
 # `bench-vm-idle` `make bench`'s live idle judge (tests/bench/live.sh), in a boot whose
 # guest has a cpuidle driver (VM_IDLE=1: acpi_idle, POLL + C1 by HLT,
 # tests/vm/mkacpi-cst.sh).  The image carries the project's own scripts
@@ -153,7 +155,7 @@ IDLE_VM_LOG     := $(VM_DIR)/check-vm-idle.log
 LIVE_VM_LOG     := $(VM_DIR)/bench-vm-idle.log
 
 .PHONY: check-vm-idle bench-vm-idle idle-initrd
-idle-initrd: govloader $(BPF_OBJS) $(WORK_BINS)
+idle-initrd: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_DIR)/scxbench
 	$(Q)BUILD=$(BUILD) EXTRA_FILES="$(IDLE_VM_FILES)" bash tests/vm/mkinitramfs.sh $(IDLE_VM_INITRD)
 
 # IDLE_KERNEL: another kernel image for check-vm-idle (make check boots
@@ -162,7 +164,7 @@ IDLE_KERNEL ?=
 check-vm-idle: idle-initrd
 	$(Q)BUILD=$(BUILD) VM_IDLE=1 bash tests/vm/run.sh --timeout $(VM_TIMEOUT) \
 		$(if $(IDLE_KERNEL),--kernel $(IDLE_KERNEL)) --initrd $(IDLE_VM_INITRD) \
-		--log $(if $(IDLE_KERNEL),$(dir $(IDLE_KERNEL))check-vm-idle.log,$(IDLE_VM_LOG)) -- idle
+		--log $(if $(IDLE_KERNEL),$(dir $(IDLE_KERNEL))check-vm-idle.log,$(IDLE_VM_LOG)) -- idle scx scxidle
 
 # bench-vm-idle runs multi-threaded TCG (one host thread per vCPU: a
 # polling vCPU does not take the time of the other, as on a real machine;
