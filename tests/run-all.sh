@@ -109,40 +109,33 @@ if want vm; then
 	fi
 fi
 
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	echo "== tree"
-	tree_after=$(tree_state)
-	if [ "$tree_after" = "$tree_before" ]; then
-		echo "ok 1 - the tests left no files in the tree outside $BUILD/" >"$log"
-		echo "1 passed, 0 failed" >>"$log"
+# same NAME BEFORE AFTER OK NOT_OK: one counted check that AFTER is BEFORE
+# ("ok 1 - OK"), or "not ok 1 - NOT_OK:" with the lines that differ.
+same() {
+	echo "== $1"
+	if [ "$3" = "$2" ]; then
+		printf 'ok 1 - %s\n1 passed, 0 failed\n' "$4" >"$log"
 	else
 		{
-			echo "not ok 1 - the tests changed the tree outside $BUILD/:"
-			diff <(echo "$tree_before") <(echo "$tree_after") | sed -n 's/^> /#   /p'
+			echo "not ok 1 - $5:"
+			diff <(echo "$2") <(echo "$3") | sed -n 's/^[<>] /#   &/p'
 			echo "0 passed, 1 failed"
 		} >"$log"
 	fi
 	cat "$log"
-	account tree 0
-fi
+	account "$1" 0
+}
 
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	same tree "$tree_before" "$(tree_state)" "the tests left no files in the tree outside $BUILD/" \
+		"the tests changed the tree outside $BUILD/"
+fi
 # The unit tests and the fuzzers touch no machine state: a run of those
 # alone leaves the machine to whatever else runs on it.
 if want workloads || want integration || want vm; then
-	echo "== machine"
-	machine_after=$(machine_state)
-	if [ "$machine_after" = "$machine_before" ]; then
-		echo "ok 1 - the tests left the machine as they found it ($(grep -E '^(bpffs|tracefs|cpuidle_governor) ' <<<"$machine_before" | paste -sd, -))" >"$log"
-		echo "1 passed, 0 failed" >>"$log"
-	else
-		{
-			echo "not ok 1 - the tests changed the machine:"
-			diff <(echo "$machine_before") <(echo "$machine_after") | sed -n 's/^[<>] /#   &/p'
-			echo "0 passed, 1 failed"
-		} >"$log"
-	fi
-	cat "$log"
-	account machine 0
+	same machine "$machine_before" "$(machine_state)" \
+		"the tests left the machine as they found it ($(grep -E '^(bpffs|tracefs|cpuidle_governor) ' <<<"$machine_before" | paste -sd, -))" \
+		"the tests changed the machine"
 fi
 
 echo
