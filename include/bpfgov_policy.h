@@ -3,7 +3,9 @@
  * bpfgov policy core: plain C compiled into the BPF programs (tracepoint and
  * sched_ext modes) and into user space (unit tests, `govloader replay`).
  * One copy only. No libc, no helpers, no signed division, loops bounded by
- * BPFGOV_MAX_STATES so the verifier accepts them.
+ * BPFGOV_MAX_STATES (and by the table's own length, a load-time constant in
+ * BPF) so the verifier accepts them; a state index is masked by
+ * BPFGOV_STATE_MASK into the BPFGOV_STATE_SLOTS-long per-state arrays.
  *
  * The callers feed scheduler and idle events for one CPU; each function
  * updates that CPU's struct bpfgov_cpu_state and returns POL_* flags saying
@@ -574,7 +576,7 @@ POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
 static __always_inline __u64 pol_state_cost_ns(const struct bpfgov_cpu_state *s,
 					       const struct bpfgov_config *c, __u32 k)
 {
-	k &= BPFGOV_MAX_STATES - 1;
+	k &= BPFGOV_STATE_MASK;
 	return pol_max64((__u64)c->state_exit_latency_us[k] * POL_NS_PER_US,
 			 s->wake_cost_ns[k]);
 }
@@ -583,7 +585,7 @@ static __always_inline __u64 pol_state_cost_ns(const struct bpfgov_cpu_state *s,
 static __always_inline __u64 pol_payback_ns(const struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u32 k)
 {
-	k &= BPFGOV_MAX_STATES - 1;
+	k &= BPFGOV_STATE_MASK;
 	if (c->state_is_poll[k])
 		return 0;
 	return pol_max64((__u64)c->state_residency_us[k] * POL_NS_PER_US,
@@ -603,7 +605,7 @@ static __always_inline int pol_pays_back_terms(__u64 res_ns, __u64 cost_pct, __u
 static __always_inline int pol_pays_back(const struct bpfgov_config *c, __u32 k,
 					 __u64 cost, __u64 idle)
 {
-	k &= BPFGOV_MAX_STATES - 1;
+	k &= BPFGOV_STATE_MASK;
 	return c->state_is_poll[k] ||
 	       pol_pays_back_terms((__u64)c->state_residency_us[k] * POL_NS_PER_US,
 				   cost * c->payback_pct, idle);
@@ -735,9 +737,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	 * or one long idle among short ones halts the next few short ones.
 	 */
 	band = pol_min32(c->pick_band, 3);
-	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
-		if (k >= n)
-			continue;
+	for (k = n - 1; k > 0; k--) {
 		acc += s->bins[k];
 		if (total && acc * 8 < total * (k > s->hist_pick ? 4 + band : 4 - band))
 			continue;
@@ -762,7 +762,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	 * one long lull moves it by one sample's weight, so the short idles
 	 * that follow it are still polled.
 	 */
-	if (c->state_is_poll[pick & (BPFGOV_MAX_STATES - 1)] && c->poll_max_us &&
+	if (c->state_is_poll[pick & BPFGOV_STATE_MASK] && c->poll_max_us &&
 	    (long_poll || (__u64)s->long_share * 100 >= (__u64)c->poll_veto_pct * POL_BIN_ONE)) {
 		__u32 h = pol_first_halt(s, c);
 
@@ -773,7 +773,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	}
 	/* A halting pick of the history's own (not the veto's) leaves polling
 	 * to the governor while near timers are common (see the top). */
-	if (c->state_is_poll[0] && !c->state_is_poll[pick & (BPFGOV_MAX_STATES - 1)] &&
+	if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
 	    pick == s->hist_pick)
 		ok = s->timer_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
 	if (pick == s->idle_pick && ok == s->poll_ok)
@@ -800,9 +800,7 @@ POL_ENTRY __u32 pol_timer_cap(const struct bpfgov_cpu_state *s,
 
 	if (!s || !c || !timer_ns)
 		return pick;
-	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
-		if (k > pick)
-			continue;
+	for (k = pol_min32(pick, pol_nr_states(c) - 1); k > 0; k--) {
 		if (pol_paid(s, c, k, timer_ns))
 			return k;
 	}
@@ -828,7 +826,7 @@ static __always_inline __u64 pol_timer_left(const struct bpfgov_cpu_state *s, __
 static __always_inline void pol_fast_terms(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u32 st, __u64 cost)
 {
-	st &= BPFGOV_MAX_STATES - 1;
+	st &= BPFGOV_STATE_MASK;
 	s->fast_cost_ns = cost;
 	if (c->state_is_poll[st]) {	/* polling always pays (pol_pays_back) */
 		s->fast_state = 0;
@@ -934,7 +932,7 @@ static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
 {
 	__u32 l32 = lat > 0xffffffffull ? 0xffffffffu : (__u32)lat;
 
-	st &= BPFGOV_MAX_STATES - 1;
+	st &= BPFGOV_STATE_MASK;
 	s->wake_cost_ns[st] = pol_median_step(s->wake_cost_ns[st], l32, c->cost_ewma_shift);
 	s->nr_wake_samples++;
 }
@@ -969,8 +967,8 @@ static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s, __u64 id
 /*
  * What an idle period teaches, once its worth is known: above/below
  * counters, the history bins, the long-idle share; then the pick. @idle is
- * the worth of the residency in state @st_flags & 7, @hist what goes into the
- * history. A separate entry point: in BPF the verifier then checks the
+ * the worth of the residency in state @st_flags & BPFGOV_STATE_MASK, @hist
+ * what goes into the history. A separate entry point: in BPF the verifier then checks the
  * loops once, not once per way the wakeup was classified.
  */
 /*
@@ -986,25 +984,26 @@ static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s, __u64 id
 /* Idles in a row of the other class before the history context swaps. */
 #define POL_CTX_STREAK	2u
 
-static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls)
+static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u32 cls)
 {
-	__u32 k, t, seen = 0;
+	__u32 k, t, seen = 0, n = pol_nr_states(c);
 
 	if (cls == s->ctx)
 		return;
-	for (k = 0; k < BPFGOV_MAX_STATES; k++)
+	for (k = 0; k < n; k++)
 		seen += s->alt_bins[k];
 	s->ctx = cls;
 	/* Less than half a sample's weight left (never visited, or faded
 	 * by quiet periods): as good as never visited. */
 	if (seen < POL_BIN_ONE / 2) {
-		for (k = 0; k < BPFGOV_MAX_STATES; k++)
+		for (k = 0; k < BPFGOV_MAX_STATES; k++)	/* once: fixed length, no memmove */
 			s->alt_bins[k] = s->bins[k];
 		s->alt_long_share = s->long_share;
 		s->alt_hist_pick = s->hist_pick;
 		return;
 	}
-	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+	for (k = 0; k < n; k++) {
 		t = s->bins[k];
 		s->bins[k] = s->alt_bins[k];
 		s->alt_bins[k] = t;
@@ -1037,7 +1036,7 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
-	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1), quiet;
+	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & BPFGOV_STATE_MASK, quiet;
 	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
 	__u64 cost[BPFGOV_MAX_STATES];
 
@@ -1079,7 +1078,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		s->bins[k] >>= quiet;
 		s->alt_bins[k] >>= quiet;	/* the other context's evidence ages too */
 	}
-	s->bins[bin & (BPFGOV_MAX_STATES - 1)] += POL_BIN_ONE;
+	s->bins[bin & BPFGOV_STATE_MASK] += POL_BIN_ONE;
 	pol_expect_idle(s, idle);
 	s->long_share -= s->long_share >> c->bin_decay_shift;
 	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
@@ -1096,7 +1095,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 			s->ctx_streak = 0;
 		} else if (++s->ctx_streak >= POL_CTX_STREAK) {
 			s->ctx_streak = 0;
-			pol_switch_ctx(s, bin > 0);
+			pol_switch_ctx(s, c, bin > 0);
 		}
 	}
 
@@ -1128,7 +1127,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	*wake_lat_ns = 0;
 	if (st == BPFGOV_NO_STATE || now < s->state_enter_ns)
 		return 0;
-	st &= BPFGOV_MAX_STATES - 1;
+	st &= BPFGOV_STATE_MASK;
 	s->cur_state = BPFGOV_NO_STATE;
 	s->fast_until_ns = 0;
 	res = now - s->state_enter_ns;

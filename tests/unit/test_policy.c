@@ -3248,10 +3248,136 @@ static void test_idle_worth_stamp_at_exit(void **state)
 	assert_int_equal(m.s.nr_too_deep, 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Tables of up to CPUIDLE_STATE_MAX states                            */
+/* ------------------------------------------------------------------ */
+
+/* intel_idle's skl_cstates (drivers/idle/intel_idle.c, Skylake to Coffee
+ * Lake clients), POLL first: exit latency / target residency, us.
+ * Paybacks (payback_pct 200, table costs): C1 4, C1E 20, C3 140, C6 200,
+ * C7s 800, C8 800, C9 5000, C10 5000 us. */
+static const __u32 skl_lat[] = { 0, 2, 10, 70, 85, 124, 200, 480, 890 };
+static const __u32 skl_res[] = { 0, 2, 20, 100, 200, 800, 800, 5000, 5000 };
+
+static void cfg_table(struct bpfgov_config *c, const __u32 *lat, const __u32 *res, __u32 n)
+{
+	c->nr_states = n;
+	for (__u32 k = 0; k < n; k++) {
+		c->state_is_poll[k] = k == 0;
+		c->state_exit_latency_us[k] = lat[k];
+		c->state_residency_us[k] = res[k];
+	}
+}
+
+static void skl_setup(struct sim *m)
+{
+	sim_init(m);
+	cfg_table(&m->c, skl_lat, skl_res, 9);
+	sim_reinit(m);
+}
+
+/* A 20 ms sleep in C10 (state 8, intel_idle's ninth) is booked to C10:
+ * its wake-up cost, its history bin; no poll time, nothing of POLL's.
+ * Masked by 7, it was state 0: 20 ms of polling and POLL's wake-up cost. */
+static void test_idle_skl_c10_books_as_c10(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	skl_setup(&m);
+	assert_int_equal(m.s.idle_pick, 8);	/* deepest, no history yet */
+	/* a waker stamps it 100 us before the exit: worth 19.9 ms, bin of
+	 * the deepest state paying back by then (C10, 5000 us); the pick
+	 * stays at C10 */
+	assert_int_equal(sim_idle(&m, 20 * MS, 8, 100 * US), 0);
+	assert_int_equal(m.s.wake_cost_ns[8], 100 * US);
+	assert_int_equal(m.s.wake_cost_ns[0], 0);
+	assert_int_equal(m.s.poll_ns, 0);
+	assert_int_equal(m.s.nr_long_polls, 0);
+	assert_int_equal(m.s.bins[8], POL_BIN_ONE);
+	assert_int_equal(m.s.bins[0], 0);
+	assert_int_equal(m.s.nr_too_deep, 0);
+	assert_int_equal(m.s.idle_pick, 8);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_REMOTE);
+}
+
+/* A C10 residency after which the idle loop goes on (a timer that woke no
+ * task) is not a poll that ran into the kernel's limit: the learned poll
+ * limit stays unlearned (the formula's 20 us, C1E's residency), nothing is
+ * carried into the idle period. Masked by 7, the limit became 20 ms. */
+static void test_idle_skl_deep_exit_not_poll_limit(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	skl_setup(&m);
+	assert_int_equal(pol_poll_limit_ns(&m.c), 20 * US);
+	m.s.exit_goes_on = 1;
+	sim_idle(&m, 20 * MS, 8, 0);
+	assert_int_equal(m.s.exit_goes_on, 0);
+	assert_int_equal(m.s.poll_limit_ns, 0);
+	assert_int_equal(pol_cpu_poll_limit_ns(&m.s, &m.c), 20 * US);
+	assert_int_equal(m.s.carry_ns, 0);
+	assert_int_not_equal(m.s.wake_reason, BPFGOV_WAKE_LIMIT);
+	assert_int_equal(m.s.poll_ns, 0);
+	/* worth 20 ms - 890 us of C10's exit: C10's bin */
+	assert_int_equal(m.s.bins[8], POL_BIN_ONE);
+	/* a real poll that runs into the limit still teaches it */
+	m.s.exit_goes_on = 1;
+	sim_idle(&m, 25 * US, 0, 0);
+	assert_int_equal(m.s.poll_limit_ns, 25 * US);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_LIMIT);
+}
+
+/* The tenth state of a CPUIDLE_STATE_MAX table (index 9): the start pick,
+ * its own bookings, the timer cap and the history walk reach it. The
+ * state past C10 is made up (no driver registers ten today; the kernel
+ * allows it). */
+static void test_idle_state9(void **state)
+{
+	static const __u32 lat[] = { 0, 2, 10, 70, 85, 124, 200, 480, 890, 1200 };
+	static const __u32 res[] = { 0, 2, 20, 100, 200, 800, 800, 5000, 5000, 10000 };
+	struct sim m;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	cfg_table(&m.c, lat, res, 10);
+	sim_reinit(&m);
+	assert_int_equal(m.s.idle_pick, 9);
+	/* the timer cap: 20 ms left keeps state 9 (payback 10 ms), 3 ms caps
+	 * at C8 (index 6, payback 800 us; C9 and C10 need 5 ms) */
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 9, 20 * MS), 9);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 9, 3 * MS), 6);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 3 * MS), 3);
+	/* a 30 ms residency in state 9, stamped 200 us before the exit */
+	sim_idle(&m, 30 * MS, 9, 200 * US);
+	assert_int_equal(m.s.wake_cost_ns[9], 200 * US);
+	assert_int_equal(m.s.wake_cost_ns[1], 0);
+	assert_int_equal(m.s.bins[9], POL_BIN_ONE);
+	assert_int_equal(m.s.poll_ns, 0);
+	/* short idles (3 us, polled) turn the pick to POLL, long ones (30 ms)
+	 * back to state 9 */
+	for (i = 0; i < 40; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.idle_pick, 0);
+	for (i = 0; i < 40; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 30 * MS, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.idle_pick, 9);
+	assert_true(m.s.bins[9] > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tunables_defaults_in_range),
+		cmocka_unit_test(test_idle_skl_c10_books_as_c10),
+		cmocka_unit_test(test_idle_skl_deep_exit_not_poll_limit),
+		cmocka_unit_test(test_idle_state9),
 		cmocka_unit_test(test_tunables_default_state_table),
 		cmocka_unit_test(test_cpu_init),
 		cmocka_unit_test(test_util_smooth_arithmetic),
