@@ -57,6 +57,7 @@ struct bpfgov_config {
 	__u32 cost_ewma_shift;		/* wake-up cost running median step 1/2^(shift+1) */
 	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
 	__u32 history_ctx;		/* 1: idle history per context (class of the recent idles) */
+	__u32 pick_dwell_ms;		/* the standing pick moves at most once this long (0: off) */
 	__u32 tick_us;			/* scheduler tick (TICK_NSEC): the kernel's poll limit derives from it */
 	__u32 state_exit_latency_us[BPFGOV_STATE_SLOTS];	/* driver table */
 	__u32 state_residency_us[BPFGOV_STATE_SLOTS];	/* driver table */
@@ -193,8 +194,16 @@ struct bpfgov_cpu_state {
 	__u64 fast_cost_ns;		/* the state's wake-up cost (pol_state_cost_ns) */
 	__u64 fast_res_ns;		/* its target residency, ns */
 	__u64 fast_cost_pct;		/* fast_cost_ns * payback_pct (pol_pays_back, no division) */
-	/* unnamed padding (not in BTF, not in `dump`): the struct keeps its size */
-	__u64 :64, :64, :64;
+	/* Minimum dwell (pick_dwell_ms): the window of selects that votes on
+	 * the standing pick, and the clock it runs on */
+	__u64 exit_ns;			/* time of the last idle exit */
+	__u64 dwell_start_ns;		/* the current window began (0: none yet) */
+	__u32 votes;			/* the window's votes, each an idle's length (~us) */
+	__u32 pick_votes[BPFGOV_STATE_SLOTS];	/* ... of the idles whose evidence pointed at state k */
+	__u32 dwell_pending;		/* the last window voted to move: 1 deeper, 2 shallower */
+	__u32 vote_weight;		/* the current idle's vote: its length, ~us (ns >> 10) */
+	/* unnamed padding (not in BTF, not in `dump`) */
+	__u64 :64, :64;
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /* sched_ext mode: the scheduler's counters, one block per CPU, each

@@ -702,6 +702,67 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
 	return max;
 }
 
+/*
+ * Minimum dwell and time hysteresis (pick_dwell_ms). The pick is a
+ * standing constraint that the kernel's governor chooses inside, idle by
+ * idle; each change is a write of its knobs, often on a CPU that sleeps.
+ * Where idle lengths straddle a payback point, a history of a few idles
+ * would move it hundreds of times a second. So the selects vote: each
+ * gives the state the evidence points at the idle's length (time, not a
+ * count: a quiet CPU's few short blips do not outvote its long sleeps),
+ * and the pick may move only at the end of a window of pick_dwell_ms, and
+ * only where two windows in a row voted the same way: deeper, to the
+ * deepest state that 5/8 of this window's votes reached or passed; or
+ * shallower, to the shallowest that 5/8 of them did not pass. poll_ok
+ * follows at a window's end. A steady load that straddles a boundary
+ * keeps its pick; a load that moves is followed within two or three
+ * windows. The polling veto does not wait (pol_dwell_reset): polling
+ * through a lull is what it exists to stop.
+ */
+static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
+{
+	s->dwell_start_ns = s->exit_ns ? s->exit_ns : 1;
+	s->votes = 0;
+	__builtin_memset(s->pick_votes, 0, sizeof(s->pick_votes));
+}
+
+/* 1: the standing pick (and poll_ok) hold; 0: a window is over, and
+ * @pick is where the votes moved it (or the standing pick). */
+static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
+					  const struct bpfgov_config *c, __u32 *pick)
+{
+	__u32 k, n = pol_nr_states(c), cur = s->idle_pick, to = s->idle_pick, dir = 0;
+	__u64 acc = 0, need;
+
+	s->votes += s->vote_weight;
+	s->pick_votes[*pick & BPFGOV_STATE_MASK] += s->vote_weight;
+	if (s->dwell_start_ns &&
+	    s->exit_ns - s->dwell_start_ns < (__u64)c->pick_dwell_ms * 1000000ull)
+		return 1;
+	need = (__u64)s->votes * 5;
+	for (k = n - 1; k > cur; k--) {		/* deeper */
+		acc += s->pick_votes[k];
+		if (acc * 8 >= need) {
+			to = k;
+			dir = 1;
+			break;
+		}
+	}
+	acc = 0;
+	for (k = 0; !dir && k < n && k < cur; k++) {	/* shallower */
+		acc += s->pick_votes[k];
+		if (acc * 8 >= need) {
+			to = k;
+			dir = 2;
+		}
+	}
+	/* the first window of a CPU (none before it) moves at once */
+	*pick = !dir || (s->dwell_pending == dir || !s->dwell_start_ns) ? to : cur;
+	s->dwell_pending = dir;
+	pol_dwell_reset(s);
+	return 0;
+}
+
 /* Choose the idle state; @long_poll says a poll just overran poll_max_us
  * or ran into the kernel's poll time limit. */
 POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
@@ -776,6 +837,12 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
 	    pick == s->hist_pick)
 		ok = s->timer_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
+	if (c->pick_dwell_ms) {
+		if (reason == BPFGOV_R_LONG_POLL)
+			pol_dwell_reset(s);
+		else if (pol_dwell_hold(s, c, &pick))
+			return 0;
+	}
 	if (pick == s->idle_pick && ok == s->poll_ok)
 		return 0;
 	s->poll_ok = ok;
@@ -1042,6 +1109,9 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 
 	if (!s || !c)
 		return 0;
+	/* the idle's vote (pick_dwell_ms): its length, ~us, at least 1, at
+	 * most ~1 s (a window's sum stays far below 2^32) */
+	s->vote_weight = (__u32)pol_min64((hist >> 10) + 1, 1u << 20);
 	if (st_flags & POL_LEARN_SELECT_ONLY)
 		return pol_idle_select(s, c, long_poll);
 	n = pol_nr_states(c);
@@ -1211,6 +1281,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 			    pol_paid(s, c, h, s->carry_ns) ||
 			    s->resid_share * 2 >= POL_BIN_ONE;
 		s->nr_long_polls += long_poll;
+		s->exit_ns = now;	/* the pick's clock (pick_dwell_ms) */
 		return pol_idle_learn(s, c, st | POL_LEARN_SELECT_ONLY |
 				      (long_poll ? POL_LEARN_LONG_POLL : 0), idle, idle);
 	}
@@ -1246,6 +1317,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		if (h != BPFGOV_NO_STATE && !pol_paid(s, c, h, timer - s->state_enter_ns))
 			near = POL_LEARN_TIMER_NEAR;
 	}
+	s->exit_ns = now;
 	return pol_idle_learn(s, c, st | near | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
 }
 

@@ -15,6 +15,7 @@
  * Every expected number is derived in a comment next to its assertion.
  * Time starts at T0 (not 0: seg_start_ns == 0 means "no segment yet").
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,7 +142,7 @@ static void test_tunables_defaults_in_range(void **state)
 	} while (0);
 	BPFGOV_TUNABLES(CHECK_TUNABLE)
 #undef CHECK_TUNABLE
-	assert_int_equal(n, 27);	/* every X() line was visited */
+	assert_int_equal(n, 28);	/* every X() line was visited */
 }
 
 static void test_tunables_default_state_table(void **state)
@@ -3371,6 +3372,181 @@ static void test_idle_state9(void **state)
 	assert_true(m.s.bins[9] > 0);
 }
 
+/*
+ * Exponential idles straddling a state's payback point, through the policy
+ * core (defaults, history per context): how often the standing pick
+ * changes per simulated second, each change a write of the idle knobs.
+ * Each idle follows a 20 us busy run and is spent in the standing pick (a
+ * halting state's residency is the idle plus its exit latency).
+ */
+static double straddle_rate(struct sim *m, __u64 mean_ns, __u64 span_ns, __u32 seed)
+{
+	__u64 start = m->now, changes = m->s.nr_pick_changes;
+	__u32 x = seed;
+
+	while (m->now - start < span_ns) {
+		double u = (lcg_below(&x, 1u << 24) + 0.5) / (double)(1u << 24);
+		__u64 idle = (__u64)(-log(u) * (double)mean_ns), res;
+		__u32 st = m->s.idle_pick;
+
+		sim_busy(m, 20 * US, 0);
+		res = idle + (m->c.state_is_poll[st] ? 0 : m->c.state_exit_latency_us[st] * US);
+		if (!res)
+			res = 1;
+		sim_idle(m, res, st, 0);
+	}
+	return (double)(m->s.nr_pick_changes - changes) * SEC / (double)(m->now - start);
+}
+
+static void test_idle_straddle_rates(void **state)
+{
+	/* the payback points of skl (payback_pct 200): C1 4, C1E 20, C3 140,
+	 * C6 200, C7s and C8 800, C9 and C10 5000 us */
+	static const __u64 means_us[] = { 4, 20, 140, 200, 800, 5000 };
+	/* the four states of the report: POLL, C1 2/2, C1E 10/20, C6 133/133 */
+	static const __u32 lat4[] = { 0, 2, 10, 133 }, res4[] = { 0, 2, 20, 133 };
+	static const __u64 means4_us[] = { 10, 30, 1000 };
+	const struct { __u32 pick_dwell_ms; } d = { 100 };
+	double r0, r;
+	struct sim m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(means_us) / sizeof(means_us[0]); i++) {
+		skl_setup(&m);	/* no dwell: the history alone */
+		r0 = straddle_rate(&m, means_us[i] * US, 2 * SEC, 7 + (__u32)i);
+		skl_setup(&m);
+		m.c.pick_dwell_ms = d.pick_dwell_ms;
+		r = straddle_rate(&m, means_us[i] * US, 2 * SEC, 7 + (__u32)i);
+		print_message("  skl, exponential idles of mean %llu us: %.1f pick changes/s, %.1f with the %u ms dwell (standing at %u)\n",
+			      (unsigned long long)means_us[i], r0, r, d.pick_dwell_ms, m.s.idle_pick);
+		assert_true(r <= 10.0);
+	}
+	for (size_t i = 0; i < sizeof(means4_us) / sizeof(means4_us[0]); i++) {
+		sim_init(&m);
+		cfg_table(&m.c, lat4, res4, 4);
+		sim_reinit(&m);
+		r0 = straddle_rate(&m, means4_us[i] * US, 2 * SEC, 11 + (__u32)i);
+		m.c.pick_dwell_ms = d.pick_dwell_ms;
+		sim_reinit(&m);
+		r = straddle_rate(&m, means4_us[i] * US, 2 * SEC, 11 + (__u32)i);
+		print_message("  POLL/C1/C1E/C6, mean %llu us: %.1f pick changes/s, %.1f with the dwell (standing at %u)\n",
+			      (unsigned long long)means4_us[i], r0, r, m.s.idle_pick);
+		assert_true(r <= 10.0);
+	}
+}
+
+/* A steady load (idles uniform in 100..300 us after 50 us of work, across
+ * C3's and C6's payback points, for 10 s): pick changes per second after
+ * the first second, with and without the dwell. */
+static void test_idle_dwell_steady(void **state)
+{
+	const struct { __u32 pick_dwell_ms; } d = { 100 };
+	__u64 c0 = 0, t0 = 0;
+	double rate[2];
+	struct sim m;
+	__u32 x;
+
+	(void)state;
+	for (int dwell = 0; dwell < 2; dwell++) {
+		skl_setup(&m);
+		m.c.pick_dwell_ms = dwell ? d.pick_dwell_ms : 0;
+		x = 5;
+		while (m.now - T0 < 10 * SEC) {
+			__u32 st = m.s.idle_pick;
+			__u64 idle = 100 * US + lcg_below(&x, 200 * US);
+
+			if (!t0 && m.now - T0 >= SEC) {
+				t0 = m.now;
+				c0 = m.s.nr_pick_changes;
+			}
+			sim_busy(&m, 50 * US, 0);
+			sim_idle(&m, idle + (m.c.state_is_poll[st] ? 0 :
+					     m.c.state_exit_latency_us[st] * US), st, 0);
+		}
+		rate[dwell] = (double)(m.s.nr_pick_changes - c0) * SEC / (double)(m.now - t0);
+		t0 = 0;
+	}
+	print_message("  steady 100..300 us idles on skl: %.1f pick changes/s, %.1f with the dwell\n",
+		      rate[0], rate[1]);
+	assert_true(rate[1] <= 1.0);
+}
+
+/* The dwell: the pick moves at a window's end where 5/8 of that window's
+ * selects pointed and the window before voted the same way, at once at a
+ * CPU's first select (no window yet); a load that straddles holds it; the
+ * polling veto does not wait. */
+static void test_idle_dwell_votes_veto_does_not(void **state)
+{
+	struct sim m;
+	__u64 start, changes;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	cfg_four_states(&m.c);
+	m.c.pick_dwell_ms = 100;
+	sim_reinit(&m);
+	/* a short idle (3 us, polled): the first select moves at once */
+	sim_busy(&m, 10 * US, 0);
+	sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+	assert_int_equal(m.s.idle_pick, 0);
+	start = m.s.dwell_start_ns;
+	assert_int_equal(start, m.now);
+	/* 100 us idles (C1's bin): the history turns to C1 within a few
+	 * idles, the pick stands until the window's end */
+	while (m.now - start < 99 * MS) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 100 * US, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.hist_pick, 1);
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.dwell_start_ns, start);
+	while (m.now - start < 100 * MS) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 100 * US, m.s.idle_pick, 0);
+	}
+	/* the first exit past it: nearly every vote pointed deeper, the
+	 * window before (the first select alone) did not: pending */
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.dwell_pending, 1);
+	start = m.s.dwell_start_ns;
+	assert_true(start >= m.now - 1 && start > T0 + 100 * MS);
+	/* the second window votes deeper again: C1 */
+	while (m.s.idle_pick == 0) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 100 * US, m.s.idle_pick, 0);
+		assert_true(m.now - start <= 100 * MS + 200 * US);
+	}
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_true(m.now - start >= 100 * MS);
+	/* 3 and 100 us in turn for 2 s: the history flips, the pick holds */
+	changes = m.s.nr_pick_changes;
+	start = m.now;
+	for (i = 0; m.now - start < 2 * SEC; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, i & 1 ? 100 * US : 3 * US, m.s.idle_pick, 0);
+	}
+	print_message("  3/100 us in turn, 2 s: %llu pick changes with the dwell\n",
+		      (unsigned long long)(m.s.nr_pick_changes - changes));
+	assert_true(m.s.nr_pick_changes - changes <= 2);
+	/* short idles: back to POLL within three windows */
+	start = m.now;
+	while (m.s.idle_pick != 0) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+		assert_true(m.now - start < 300 * MS);
+	}
+	/* one poll that overruns poll_max_us (200 us): the veto halts at the
+	 * next select, whatever the window */
+	start = m.s.dwell_start_ns;
+	sim_busy(&m, 10 * US, 0);
+	sim_idle(&m, 500 * US, 0, 0);
+	assert_int_not_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+	assert_int_equal(m.s.dwell_start_ns, m.now);
+	assert_true(m.now - start < 100 * MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3378,6 +3554,9 @@ int main(void)
 		cmocka_unit_test(test_idle_skl_c10_books_as_c10),
 		cmocka_unit_test(test_idle_skl_deep_exit_not_poll_limit),
 		cmocka_unit_test(test_idle_state9),
+		cmocka_unit_test(test_idle_straddle_rates),
+		cmocka_unit_test(test_idle_dwell_steady),
+		cmocka_unit_test(test_idle_dwell_votes_veto_does_not),
 		cmocka_unit_test(test_tunables_default_state_table),
 		cmocka_unit_test(test_cpu_init),
 		cmocka_unit_test(test_util_smooth_arithmetic),
