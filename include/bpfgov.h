@@ -16,7 +16,14 @@
 
 #define BPFGOV_NAME		"bpfgov"
 #define BPFGOV_MAX_CPUS		256	/* map sizes are cut to the real count at load */
-#define BPFGOV_MAX_STATES	8	/* idle states (and history bins) per CPU */
+#define BPFGOV_MAX_STATES	10	/* idle states (and history bins) per CPU: the
+					 * kernel's CPUIDLE_STATE_MAX, so every table
+					 * a cpuidle driver can register fits */
+/* Per-state arrays in the maps are this long, a power of two above
+ * BPFGOV_MAX_STATES: an index masked by BPFGOV_STATE_MASK is in bounds (one
+ * instruction the verifier accepts); slots from BPFGOV_MAX_STATES on stay 0. */
+#define BPFGOV_STATE_SLOTS	16
+#define BPFGOV_STATE_MASK	(BPFGOV_STATE_SLOTS - 1)
 #define BPFGOV_MAX_LLCS		64	/* sched_ext: last-level-cache domains (power of two) */
 #define BPFGOV_SCALE		1024	/* util / floor scale, like the scheduler's */
 #define BPFGOV_NO_STATE		0xffffffffu
@@ -50,10 +57,11 @@ struct bpfgov_config {
 	__u32 cost_ewma_shift;		/* wake-up cost running median step 1/2^(shift+1) */
 	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
 	__u32 history_ctx;		/* 1: idle history per context (class of the recent idles) */
+	__u32 pick_dwell_ms;		/* the standing pick moves at most once this long (0: off) */
 	__u32 tick_us;			/* scheduler tick (TICK_NSEC): the kernel's poll limit derives from it */
-	__u32 state_exit_latency_us[BPFGOV_MAX_STATES];	/* driver table */
-	__u32 state_residency_us[BPFGOV_MAX_STATES];	/* driver table */
-	__u32 state_is_poll[BPFGOV_MAX_STATES];		/* 1 for a polling state */
+	__u32 state_exit_latency_us[BPFGOV_STATE_SLOTS];	/* driver table */
+	__u32 state_residency_us[BPFGOV_STATE_SLOTS];	/* driver table */
+	__u32 state_is_poll[BPFGOV_STATE_SLOTS];		/* 1 for a polling state */
 	/* streaming */
 	__u32 wakeup_bytes;		/* tap ring buffer: wake the reader past this fill */
 	__u32 remote_scan_us;		/* how often an awake CPU refreshes idle CPUs' floors */
@@ -128,7 +136,7 @@ struct bpfgov_cpu_state {
 	__u32 ctx;
 	__u32 alt_long_share;
 	__u32 alt_hist_pick;
-	__u32 alt_bins[BPFGOV_MAX_STATES];
+	__u32 alt_bins[BPFGOV_STATE_SLOTS];
 	__u64 carry_ns;			/* poll time spent by timed-out polls of this idle period */
 	__u64 poll_limit_ns;		/* the kernel's poll time limit, learned from timed-out
 					 * polls (0: none seen yet; the formula stands in) */
@@ -154,9 +162,9 @@ struct bpfgov_cpu_state {
 	__u64 last_event_ns;		/* last time any hook ran for this CPU */
 	/* idle history: decayed weight of idle worths per bin, fixed
 	 * point (1 << 10 per sample); bin k = [payback(k), payback(k+1)) */
-	__u32 bins[BPFGOV_MAX_STATES];
+	__u32 bins[BPFGOV_STATE_SLOTS];
 	/* measured wake-up cost of each state (a running median, ns); 0 until measured */
-	__u32 wake_cost_ns[BPFGOV_MAX_STATES];
+	__u32 wake_cost_ns[BPFGOV_STATE_SLOTS];
 	/* counters since start */
 	__u64 nr_switches;		/* scx: context switches; trace: busy run starts and ends */
 	__u64 nr_idle;			/* cpu_idle entries */
@@ -186,8 +194,16 @@ struct bpfgov_cpu_state {
 	__u64 fast_cost_ns;		/* the state's wake-up cost (pol_state_cost_ns) */
 	__u64 fast_res_ns;		/* its target residency, ns */
 	__u64 fast_cost_pct;		/* fast_cost_ns * payback_pct (pol_pays_back, no division) */
-	/* unnamed padding (not in BTF, not in `dump`): the struct keeps its size */
-	__u64 :64, :64, :64;
+	/* Minimum dwell (pick_dwell_ms): the window of selects that votes on
+	 * the standing pick, and the clock it runs on */
+	__u64 exit_ns;			/* time of the last idle exit */
+	__u64 dwell_start_ns;		/* the current window began (0: none yet) */
+	__u32 votes;			/* the window's votes, each an idle's length (~us) */
+	__u32 pick_votes[BPFGOV_STATE_SLOTS];	/* ... of the idles whose evidence pointed at state k */
+	__u32 dwell_pending;		/* the last window voted to move: 1 deeper, 2 shallower */
+	__u32 vote_weight;		/* the current idle's vote: its length, ~us (ns >> 10) */
+	/* unnamed padding (not in BTF, not in `dump`) */
+	__u64 :64, :64;
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /* sched_ext mode: the scheduler's counters, one block per CPU, each

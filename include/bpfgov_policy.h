@@ -3,7 +3,9 @@
  * bpfgov policy core: plain C compiled into the BPF programs (tracepoint and
  * sched_ext modes) and into user space (unit tests, `govloader replay`).
  * One copy only. No libc, no helpers, no signed division, loops bounded by
- * BPFGOV_MAX_STATES so the verifier accepts them.
+ * BPFGOV_MAX_STATES (and by the table's own length, a load-time constant in
+ * BPF) so the verifier accepts them; a state index is masked by
+ * BPFGOV_STATE_MASK into the BPFGOV_STATE_SLOTS-long per-state arrays.
  *
  * The callers feed scheduler and idle events for one CPU; each function
  * updates that CPU's struct bpfgov_cpu_state and returns POL_* flags saying
@@ -574,7 +576,7 @@ POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
 static __always_inline __u64 pol_state_cost_ns(const struct bpfgov_cpu_state *s,
 					       const struct bpfgov_config *c, __u32 k)
 {
-	k &= BPFGOV_MAX_STATES - 1;
+	k &= BPFGOV_STATE_MASK;
 	return pol_max64((__u64)c->state_exit_latency_us[k] * POL_NS_PER_US,
 			 s->wake_cost_ns[k]);
 }
@@ -583,7 +585,7 @@ static __always_inline __u64 pol_state_cost_ns(const struct bpfgov_cpu_state *s,
 static __always_inline __u64 pol_payback_ns(const struct bpfgov_cpu_state *s,
 					    const struct bpfgov_config *c, __u32 k)
 {
-	k &= BPFGOV_MAX_STATES - 1;
+	k &= BPFGOV_STATE_MASK;
 	if (c->state_is_poll[k])
 		return 0;
 	return pol_max64((__u64)c->state_residency_us[k] * POL_NS_PER_US,
@@ -603,7 +605,7 @@ static __always_inline int pol_pays_back_terms(__u64 res_ns, __u64 cost_pct, __u
 static __always_inline int pol_pays_back(const struct bpfgov_config *c, __u32 k,
 					 __u64 cost, __u64 idle)
 {
-	k &= BPFGOV_MAX_STATES - 1;
+	k &= BPFGOV_STATE_MASK;
 	return c->state_is_poll[k] ||
 	       pol_pays_back_terms((__u64)c->state_residency_us[k] * POL_NS_PER_US,
 				   cost * c->payback_pct, idle);
@@ -700,6 +702,67 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
 	return max;
 }
 
+/*
+ * Minimum dwell and time hysteresis (pick_dwell_ms). The pick is a
+ * standing constraint that the kernel's governor chooses inside, idle by
+ * idle; each change is a write of its knobs, often on a CPU that sleeps.
+ * Where idle lengths straddle a payback point, a history of a few idles
+ * would move it hundreds of times a second. So the selects vote: each
+ * gives the state the evidence points at the idle's length (time, not a
+ * count: a quiet CPU's few short blips do not outvote its long sleeps),
+ * and the pick may move only at the end of a window of pick_dwell_ms, and
+ * only where two windows in a row voted the same way: deeper, to the
+ * deepest state that 5/8 of this window's votes reached or passed; or
+ * shallower, to the shallowest that 5/8 of them did not pass. poll_ok
+ * follows at a window's end. A steady load that straddles a boundary
+ * keeps its pick; a load that moves is followed within two or three
+ * windows. The polling veto does not wait (pol_dwell_reset): polling
+ * through a lull is what it exists to stop.
+ */
+static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
+{
+	s->dwell_start_ns = s->exit_ns ? s->exit_ns : 1;
+	s->votes = 0;
+	__builtin_memset(s->pick_votes, 0, sizeof(s->pick_votes));
+}
+
+/* 1: the standing pick (and poll_ok) hold; 0: a window is over, and
+ * @pick is where the votes moved it (or the standing pick). */
+static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
+					  const struct bpfgov_config *c, __u32 *pick)
+{
+	__u32 k, n = pol_nr_states(c), cur = s->idle_pick, to = s->idle_pick, dir = 0;
+	__u64 acc = 0, need;
+
+	s->votes += s->vote_weight;
+	s->pick_votes[*pick & BPFGOV_STATE_MASK] += s->vote_weight;
+	if (s->dwell_start_ns &&
+	    s->exit_ns - s->dwell_start_ns < (__u64)c->pick_dwell_ms * 1000000ull)
+		return 1;
+	need = (__u64)s->votes * 5;
+	for (k = n - 1; k > cur; k--) {		/* deeper */
+		acc += s->pick_votes[k];
+		if (acc * 8 >= need) {
+			to = k;
+			dir = 1;
+			break;
+		}
+	}
+	acc = 0;
+	for (k = 0; !dir && k < n && k < cur; k++) {	/* shallower */
+		acc += s->pick_votes[k];
+		if (acc * 8 >= need) {
+			to = k;
+			dir = 2;
+		}
+	}
+	/* the first window of a CPU (none before it) moves at once */
+	*pick = !dir || (s->dwell_pending == dir || !s->dwell_start_ns) ? to : cur;
+	s->dwell_pending = dir;
+	pol_dwell_reset(s);
+	return 0;
+}
+
 /* Choose the idle state; @long_poll says a poll just overran poll_max_us
  * or ran into the kernel's poll time limit. */
 POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
@@ -735,9 +798,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	 * or one long idle among short ones halts the next few short ones.
 	 */
 	band = pol_min32(c->pick_band, 3);
-	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
-		if (k >= n)
-			continue;
+	for (k = n - 1; k > 0; k--) {
 		acc += s->bins[k];
 		if (total && acc * 8 < total * (k > s->hist_pick ? 4 + band : 4 - band))
 			continue;
@@ -762,7 +823,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	 * one long lull moves it by one sample's weight, so the short idles
 	 * that follow it are still polled.
 	 */
-	if (c->state_is_poll[pick & (BPFGOV_MAX_STATES - 1)] && c->poll_max_us &&
+	if (c->state_is_poll[pick & BPFGOV_STATE_MASK] && c->poll_max_us &&
 	    (long_poll || (__u64)s->long_share * 100 >= (__u64)c->poll_veto_pct * POL_BIN_ONE)) {
 		__u32 h = pol_first_halt(s, c);
 
@@ -773,9 +834,15 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	}
 	/* A halting pick of the history's own (not the veto's) leaves polling
 	 * to the governor while near timers are common (see the top). */
-	if (c->state_is_poll[0] && !c->state_is_poll[pick & (BPFGOV_MAX_STATES - 1)] &&
+	if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
 	    pick == s->hist_pick)
 		ok = s->timer_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
+	if (c->pick_dwell_ms) {
+		if (reason == BPFGOV_R_LONG_POLL)
+			pol_dwell_reset(s);
+		else if (pol_dwell_hold(s, c, &pick))
+			return 0;
+	}
 	if (pick == s->idle_pick && ok == s->poll_ok)
 		return 0;
 	s->poll_ok = ok;
@@ -800,9 +867,7 @@ POL_ENTRY __u32 pol_timer_cap(const struct bpfgov_cpu_state *s,
 
 	if (!s || !c || !timer_ns)
 		return pick;
-	for (k = BPFGOV_MAX_STATES - 1; k > 0; k--) {
-		if (k > pick)
-			continue;
+	for (k = pol_min32(pick, pol_nr_states(c) - 1); k > 0; k--) {
 		if (pol_paid(s, c, k, timer_ns))
 			return k;
 	}
@@ -821,7 +886,7 @@ POL_ENTRY __u32 pol_timer_cap(const struct bpfgov_cpu_state *s,
 static __always_inline void pol_fast_terms(struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c, __u32 st, __u64 cost)
 {
-	st &= BPFGOV_MAX_STATES - 1;
+	st &= BPFGOV_STATE_MASK;
 	s->fast_cost_ns = cost;
 	if (c->state_is_poll[st]) {	/* polling always pays (pol_pays_back) */
 		s->fast_state = 0;
@@ -922,7 +987,7 @@ static __always_inline void pol_cost_sample(struct bpfgov_cpu_state *s,
 {
 	__u32 l32 = lat > 0xffffffffull ? 0xffffffffu : (__u32)lat;
 
-	st &= BPFGOV_MAX_STATES - 1;
+	st &= BPFGOV_STATE_MASK;
 	s->wake_cost_ns[st] = pol_median_step(s->wake_cost_ns[st], l32, c->cost_ewma_shift);
 	s->nr_wake_samples++;
 }
@@ -957,8 +1022,8 @@ static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s, __u64 id
 /*
  * What an idle period teaches, once its worth is known: above/below
  * counters, the history bins, the long-idle share; then the pick. @idle is
- * the worth of the residency in state @st_flags & 7, @hist what goes into the
- * history. A separate entry point: in BPF the verifier then checks the
+ * the worth of the residency in state @st_flags & BPFGOV_STATE_MASK, @hist
+ * what goes into the history. A separate entry point: in BPF the verifier then checks the
  * loops once, not once per way the wakeup was classified.
  */
 /*
@@ -974,25 +1039,26 @@ static __always_inline void pol_fixed_learn(struct bpfgov_cpu_state *s, __u64 id
 /* Idles in a row of the other class before the history context swaps. */
 #define POL_CTX_STREAK	2u
 
-static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls)
+static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u32 cls)
 {
-	__u32 k, t, seen = 0;
+	__u32 k, t, seen = 0, n = pol_nr_states(c);
 
 	if (cls == s->ctx)
 		return;
-	for (k = 0; k < BPFGOV_MAX_STATES; k++)
+	for (k = 0; k < n; k++)
 		seen += s->alt_bins[k];
 	s->ctx = cls;
 	/* Less than half a sample's weight left (never visited, or faded
 	 * by quiet periods): as good as never visited. */
 	if (seen < POL_BIN_ONE / 2) {
-		for (k = 0; k < BPFGOV_MAX_STATES; k++)
+		for (k = 0; k < BPFGOV_MAX_STATES; k++)	/* once: fixed length, no memmove */
 			s->alt_bins[k] = s->bins[k];
 		s->alt_long_share = s->long_share;
 		s->alt_hist_pick = s->hist_pick;
 		return;
 	}
-	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+	for (k = 0; k < n; k++) {
 		t = s->bins[k];
 		s->bins[k] = s->alt_bins[k];
 		s->alt_bins[k] = t;
@@ -1025,12 +1091,15 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s, __u32 cls
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
-	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & (BPFGOV_MAX_STATES - 1), quiet;
+	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & BPFGOV_STATE_MASK, quiet;
 	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
 	__u64 cost[BPFGOV_MAX_STATES];
 
 	if (!s || !c)
 		return 0;
+	/* the idle's vote (pick_dwell_ms): its length, ~us, at least 1, at
+	 * most ~1 s (a window's sum stays far below 2^32) */
+	s->vote_weight = (__u32)pol_min64((hist >> 10) + 1, 1u << 20);
 	if (st_flags & POL_LEARN_SELECT_ONLY)
 		return pol_idle_select(s, c, long_poll);
 	n = pol_nr_states(c);
@@ -1067,7 +1136,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		s->bins[k] >>= quiet;
 		s->alt_bins[k] >>= quiet;	/* the other context's evidence ages too */
 	}
-	s->bins[bin & (BPFGOV_MAX_STATES - 1)] += POL_BIN_ONE;
+	s->bins[bin & BPFGOV_STATE_MASK] += POL_BIN_ONE;
 	pol_expect_idle(s, idle);
 	s->long_share -= s->long_share >> c->bin_decay_shift;
 	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
@@ -1084,7 +1153,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 			s->ctx_streak = 0;
 		} else if (++s->ctx_streak >= POL_CTX_STREAK) {
 			s->ctx_streak = 0;
-			pol_switch_ctx(s, bin > 0);
+			pol_switch_ctx(s, c, bin > 0);
 		}
 	}
 
@@ -1116,7 +1185,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	*wake_lat_ns = 0;
 	if (st == BPFGOV_NO_STATE || now < s->state_enter_ns)
 		return 0;
-	st &= BPFGOV_MAX_STATES - 1;
+	st &= BPFGOV_STATE_MASK;
 	s->cur_state = BPFGOV_NO_STATE;
 	s->fast_until_ns = 0;
 	res = now - s->state_enter_ns;
@@ -1210,6 +1279,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 			    pol_paid(s, c, h, s->carry_ns) ||
 			    s->resid_share * 2 >= POL_BIN_ONE;
 		s->nr_long_polls += long_poll;
+		s->exit_ns = now;	/* the pick's clock (pick_dwell_ms) */
 		return pol_idle_learn(s, c, st | POL_LEARN_SELECT_ONLY |
 				      (long_poll ? POL_LEARN_LONG_POLL : 0), idle, idle);
 	}
@@ -1245,6 +1315,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		if (h != BPFGOV_NO_STATE && !pol_paid(s, c, h, timer - s->state_enter_ns))
 			near = POL_LEARN_TIMER_NEAR;
 	}
+	s->exit_ns = now;
 	return pol_idle_learn(s, c, st | near | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
 }
 

@@ -185,20 +185,34 @@ seed_msr_regs() {
 	done
 }
 
-# A sysfs stand-in under DIR: menu governor (honours stateK/disable), four
-# idle states POLL/C1/C2/C3, PM QoS files at 0.
-seed_sysfs_standin() { # DIR
-	local root=$1 c d k spec name lat res
+# A sysfs stand-in under DIR: menu governor (honours stateK/disable), PM QoS
+# files at 0, and the idle table of TABLE: a real machine's as `govloader
+# synth --table` knows it (skl, spr, zen, haltpoll; its driver's name), or
+# by default four states POLL/C1/C2/C3 of a made-up driver.
+seed_sysfs_standin() { # DIR [TABLE]
+	local root=$1 table=${2:-} c d k spec name lat res drv=fake specs=()
+	if [ -n "$table" ]; then
+		"$GOV" synth periodic --duration 0.01 --table "$table" -o "$T_TMP/table.trace" \
+			>/dev/null 2>&1 || { echo "seed_sysfs_standin: no table '$table'" >&2; return 1; }
+		mapfile -t specs < <(awk '/^state /{print $3, $4, $5} /^records/{exit}' "$T_TMP/table.trace")
+		case $table in
+		skl|spr) drv=intel_idle ;;
+		zen) drv=acpi_idle ;;
+		*) drv=$table ;;
+		esac
+	else
+		specs=("POLL 0 0" "C1 2 2" "C2 50 150" "C3 200 800")
+	fi
 	rm -rf "$root"
 	mkdir -p "$root/devices/system/cpu/cpuidle"
 	echo menu >"$root/devices/system/cpu/cpuidle/current_governor"
-	echo fake >"$root/devices/system/cpu/cpuidle/current_driver"
+	echo "$drv" >"$root/devices/system/cpu/cpuidle/current_driver"
 	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
 		d=$root/devices/system/cpu/cpu$c
 		mkdir -p "$d/power"
 		echo 0 >"$d/power/pm_qos_resume_latency_us"
 		k=0
-		for spec in "POLL 0 0" "C1 2 2" "C2 50 150" "C3 200 800"; do
+		for spec in "${specs[@]}"; do
 			read -r name lat res <<<"$spec"
 			mkdir -p "$d/cpuidle/state$k"
 			echo "$name" >"$d/cpuidle/state$k/name"

@@ -69,7 +69,8 @@ void gov_lock_release(int fd);
 int sys_nr_cpus(void);
 /* Fill the idle-state table of @c from <sysfs_root>'s cpuidle driver;
  * without one, model the kernel's poll/halt pair. Writes the driver name
- * ("none" without one) to @driver. */
+ * ("none" without one) to @driver. 0, or -E2BIG (said on stderr) for a
+ * table longer than BPFGOV_MAX_STATES: refused, never cut. */
 int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c,
 		   char *driver, size_t len);
 /* cpufreq transition latency in us (0 when unknown). */

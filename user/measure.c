@@ -318,7 +318,7 @@ struct knob_snap *snap_take(const struct plat_roots *r, int nr_cpus)
 		for (int i = 0; files[i] && !err; i++)
 			err = snap_add(s, fmt_alloc("%s/devices/system/cpu/cpu%d/%s",
 						    r->sysfs_root, c, files[i]), false, 0);
-		for (int k = 0; k < 8 && !err; k++)
+		for (int k = 0; k < BPFGOV_MAX_STATES && !err; k++)
 			err = snap_add(s, fmt_alloc("%s/devices/system/cpu/cpu%d/cpuidle/state%d/disable",
 						    r->sysfs_root, c, k), false, 0);
 		if (!err)

@@ -105,13 +105,16 @@ static int rec_sample(void *ctx, void *data, size_t size)
 
 /* The traced machine's idle-state table, from the same source the loader
  * configures bpfgov with (sys_idle_table), plus the state names. */
-static void rec_header(struct trace *t, const char *sysfs_root)
+static int rec_header(struct trace *t, const char *sysfs_root)
 {
 	struct bpfgov_config c;
 	char driver[64], gov[64], path[PATH_MAX], host[64];
+	int err;
 
 	bpfgov_config_defaults(&c);
-	sys_idle_table(sysfs_root, &c, driver, sizeof(driver));
+	err = sys_idle_table(sysfs_root, &c, driver, sizeof(driver));
+	if (err)
+		return err;	/* said why in one line */
 	t->nr_cpus = (__u32)sys_nr_cpus();
 	if (!t->nr_cpus || t->nr_cpus > BPFGOV_MAX_CPUS)
 		t->nr_cpus = t->nr_cpus ? BPFGOV_MAX_CPUS : 1;
@@ -134,6 +137,7 @@ static void rec_header(struct trace *t, const char *sysfs_root)
 	host[sizeof(host) - 1] = '\0';
 	snprintf(t->source, sizeof(t->source), "record host=%s cpuidle=%s governor=%s", host,
 		 driver, gov);
+	return 0;
 }
 
 static void record_usage(FILE *out)
@@ -204,7 +208,10 @@ int do_record(int argc, char **argv)
 		pr_warn("record: cannot write %s: %s\n", file, strerror(-err));
 		return 1;
 	}
-	rec_header(&t, sysfs_root);
+	if (rec_header(&t, sysfs_root)) {
+		ret = 1;
+		goto out;
+	}
 	rc.t = &t;
 	rc.start_ns = mono_ns();
 	err = tap_open(pin_root, (1u << BPFGOV_EV_IDLE_EXIT) | (1u << BPFGOV_EV_BUSY) |

@@ -237,7 +237,9 @@ int build_config(struct gov *g, const char *profile)
 	int err;
 
 	bpfgov_config_defaults(&base);
-	sys_idle_table(g->o->sysfs_root, &base, g->idle_driver, sizeof(g->idle_driver));
+	err = sys_idle_table(g->o->sysfs_root, &base, g->idle_driver, sizeof(g->idle_driver));
+	if (err)
+		return err;	/* said why in one line */
 	base.transition_latency_us = sys_transition_latency_us(g->o->sysfs_root);
 	if (profile)
 		o.profile = profile;	/* power-profiles-daemon's, mapped */

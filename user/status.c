@@ -140,6 +140,18 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 	kfeat_read(NULL, &kf);
 	jsonw_string_field(w, "next_timer_read",
 			   s->ctl.mode == BPFGOV_MODE_TRACE ? kfeat_next_timer(&kf) : NULL);
+	/* the idle table the programs were given (the tunables' state_*) */
+	jsonw_name(w, "idle_states");
+	jsonw_start_array(w);
+	for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++) {
+		jsonw_start_object(w);
+		jsonw_int_field(w, "state", k);
+		jsonw_uint_field(w, "exit_latency_us", s->cfg.state_exit_latency_us[k]);
+		jsonw_uint_field(w, "residency_us", s->cfg.state_residency_us[k]);
+		jsonw_bool_field(w, "poll", s->cfg.state_is_poll[k]);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
 	jsonw_name(w, "cpus");
 	jsonw_start_array(w);
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -345,6 +357,11 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 	printf("drops: events %llu, tap %llu; tap reader: %s\n", (unsigned long long)ev_drops,
 	       (unsigned long long)tap_drops, s->ctl.tap_owner_pid ? "attached" : "none");
 	status_actuator(act);
+	printf("idle states: %u (exit latency/target residency, us):", s->cfg.nr_states);
+	for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++)
+		printf(" %d:%u/%u%s", k, s->cfg.state_exit_latency_us[k], s->cfg.state_residency_us[k],
+		       s->cfg.state_is_poll[k] ? " poll" : "");
+	putchar('\n');
 	printf("next timer: %s%s\n", timer_src_name(snapshot_timer_src(s)),
 	       snapshot_timer_src(s) ? "" : " (idle choice from history alone)");
 	if (s->ctl.mode == BPFGOV_MODE_TRACE) {

@@ -29,6 +29,49 @@
 #define NS_PER_S	1000000000ull
 #define T0		1000000000ull	/* traces start at 1 s: no zero timestamps */
 
+/*
+ * Idle-state tables of real machines, POLL first: exit latency / target
+ * residency in us as the kernel registers them. A wake-up from a halting
+ * state costs its exit latency (bare metal: the table is the hardware's
+ * own claim), POLL --poll-cost-us.
+ *  skl: intel_idle's skl_cstates (drivers/idle/intel_idle.c), Skylake to
+ *       Coffee Lake clients: nine states, CPUIDLE_STATE_MAX's ten less one.
+ *  spr: intel_idle's spr_cstates, Sapphire Rapids servers.
+ *  zen: acpi_idle (drivers/acpi/processor_idle.c: exit latency = the _CST
+ *       latency, target residency = latency x latency_factor 2) on the _CST
+ *       that AMD Zen desktops and servers commonly report: C1 FFH MWAIT 0x0
+ *       1 us, C2 I/O port 0x414 18 us, C3 I/O port 0x415 350 us. Firmware
+ *       writes _CST: another board may list other latencies (assumed
+ *       typical, not one vendor's guarantee).
+ *  haltpoll: cpuidle-haltpoll's table (a KVM guest's), its own claim of
+ *       1 us; `vm` is the same table with a guest's measured wake-up cost.
+ * Power per state is not in a trace: the replay judge's default model
+ * (polling 1, the first halting state 0.3 of full power, each deeper one
+ * half of the one above) is an assumption on every table (docs/DESIGN.md).
+ */
+struct synth_table {
+	const char *name;
+	__u32 nr;
+	struct { const char *name; __u32 lat_us, res_us; } st[BPFGOV_MAX_STATES];
+};
+
+static const struct synth_table synth_tables[] = {
+	{ "skl", 9, { { "POLL", 0, 0 }, { "C1", 2, 2 }, { "C1E", 10, 20 }, { "C3", 70, 100 },
+		      { "C6", 85, 200 }, { "C7s", 124, 800 }, { "C8", 200, 800 },
+		      { "C9", 480, 5000 }, { "C10", 890, 5000 } } },
+	{ "spr", 4, { { "POLL", 0, 0 }, { "C1", 1, 1 }, { "C1E", 2, 4 }, { "C6", 290, 800 } } },
+	{ "zen", 4, { { "POLL", 0, 0 }, { "C1", 1, 2 }, { "C2", 18, 36 }, { "C3", 350, 700 } } },
+	{ "haltpoll", 2, { { "POLL", 0, 0 }, { "haltpoll idle", 1, 1 } } },
+};
+
+static const struct synth_table *synth_table_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(synth_tables) / sizeof(synth_tables[0]); i++)
+		if (!strcmp(name, synth_tables[i].name))
+			return &synth_tables[i];
+	return NULL;
+}
+
 struct synth {
 	struct trace t;
 	__u32 rec_state;		/* state the idle periods are spent in */
@@ -235,8 +278,13 @@ static void synth_usage(FILE *out)
 		"                      W us busy (50) between short S (20) and long L (2000) us\n"
 		"                      idles, P %% long (30) at random, or in phases of M ms\n"
 		"Idle-state table: --table vm (POLL + HALT claiming 1/1 us, as the haltpoll\n"
-		"                      driver does; default) or truthful (HALT claims its cost)\n"
-		"Cost model (a KVM guest's): --halt-cost-us N (100), --poll-cost-us N (1),\n"
+		"                      driver does; default) or truthful (HALT claims its cost);\n"
+		"                      or a real machine's, each wake-up costing the table's exit\n"
+		"                      latency: skl (intel_idle, Skylake clients, 9 states), spr\n"
+		"                      (intel_idle, Sapphire Rapids), zen (acpi_idle, an AMD Zen\n"
+		"                      _CST), haltpoll (cpuidle-haltpoll, 1/1 us)\n"
+		"Cost model (vm and truthful: a KVM guest's): --halt-cost-us N (100),\n"
+		"  --poll-cost-us N (1, every table)\n"
 		"  --jitter-us J       add uniform [0, J) us to each work/gap length (0)\n"
 		"  --seed N            jitter seed (1); same seed, same trace\n"
 		"  --recorded poll|halt: state the idle time is spent in (default: halt;\n"
@@ -293,7 +341,8 @@ int do_synth(int argc, char **argv)
 	double halt_us = 100, poll_us = 1, lull_lo = 5, lull_hi = 20, short_us = 20, long_us = 2000;
 	double long_pct = 30, phase_ms = 0, burst = 8, quiet_s = 0;
 	__u32 trials = 100;
-	int truthful = 0, work_set = 0, gap_set = 0;
+	int truthful = 0, work_set = 0, gap_set = 0, halt_set = 0;
+	const struct synth_table *real = NULL;
 	int c, sweep = 0, ret = 2, scen_idx = -1;
 	char msg[512], *src;
 	size_t used = 0;
@@ -380,18 +429,19 @@ int do_synth(int argc, char **argv)
 			}
 			break;
 		case O_TABLE:
+			real = NULL;
 			if (!strcmp(optarg, "truthful"))
 				truthful = 1;
 			else if (!strcmp(optarg, "vm"))
 				truthful = 0;
-			else {
-				pr_warn("synth: --table wants truthful or vm\n");
+			else if (!(real = synth_table_find(optarg))) {
+				pr_warn("synth: --table wants vm, truthful, skl, spr, zen or haltpoll\n");
 				goto out;
 			}
 			break;
 		case O_HOP: hop_us = v; break;
 		case O_QUIET: quiet_s = v; break;
-		case O_HALT: halt_us = v; break;
+		case O_HALT: halt_us = v; halt_set = 1; break;
 		case O_POLL: poll_us = v; break;
 		case O_JITTER: s.jitter_ns = (__u64)(v * NS_PER_US); break;
 		case O_SEED: s.rng = (__u64)v; break;
@@ -438,6 +488,11 @@ int do_synth(int argc, char **argv)
 		pr_warn("synth: missing -o FILE\n");
 		goto out;
 	}
+	if (real && halt_set) {
+		pr_warn("synth: --halt-cost-us is for --table vm or truthful; %s's wake-ups cost its exit latencies\n",
+			real->name);
+		goto out;
+	}
 	if (!s.rng)
 		s.rng = 1;	/* xorshift's fixed point */
 	if (hz <= 0 || hz > 100000 || load > 100 || trials < 1 || busy_ms <= 0 || dur == 0 ||
@@ -458,6 +513,18 @@ int do_synth(int argc, char **argv)
 	s.t.states[1].exit_latency_us = truthful ? (__u32)(halt_us + 0.5) : 1;
 	s.t.states[1].residency_us = truthful ? (__u32)(halt_us + 0.5) : 1;
 	s.t.states[1].cost_ns = (__u64)(halt_us * NS_PER_US);
+	if (real) {	/* a real machine's table, each state's own cost */
+		s.t.nr_states = real->nr;
+		for (__u32 k = 1; k < real->nr; k++) {
+			struct trace_state *ts = &s.t.states[k];
+
+			snprintf(ts->name, TRACE_NAME_LEN, "%s", real->st[k].name);
+			ts->is_poll = 0;
+			ts->exit_latency_us = real->st[k].lat_us;
+			ts->residency_us = real->st[k].res_us;
+			ts->cost_ns = (__u64)real->st[k].lat_us * NS_PER_US;
+		}
+	}
 	/* Ping-pong's sleep is the peer's work plus the peer's wake-up: a
 	 * trace "recorded" under halt would bake 100 us of halt latency into
 	 * every sleep and make polling look wrong even at 0 us of work. So

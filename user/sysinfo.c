@@ -73,6 +73,16 @@ int sys_idle_table(const char *sysfs_root, struct bpfgov_config *c, char *driver
 		c->state_residency_us[k] = res;
 		c->state_is_poll[k] = !strcmp(name, "POLL");
 	}
+	/* CPUIDLE_STATE_MAX bounds every table the kernel registers; a
+	 * longer one is refused whole rather than cut (a cut table would
+	 * book the states past the cut as others and leave their knobs). */
+	if (k == BPFGOV_MAX_STATES &&
+	    fmt_checked(path, sizeof(path), "%s/devices/system/cpu/cpu0/cpuidle/state%u",
+			sysfs_root, k) >= 0 && path_exists(path)) {
+		pr_warn("cpuidle: %s has more than %d idle states (state%u exists), bpfgov handles at most %d\n",
+			driver, BPFGOV_MAX_STATES, k, BPFGOV_MAX_STATES);
+		return -E2BIG;
+	}
 	if (k > 0) {
 		c->nr_states = k;
 		return 0;

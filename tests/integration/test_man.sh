@@ -122,7 +122,7 @@ is "bpfgov.conf(5): keys missing from the page" "$(minus "$keys_code" "$keys_pag
 is "bpfgov.conf(5): keys in the page the parser does not know" "$(minus "$keys_page" "$keys_code")" ""
 # Defaults and ranges as the header says.
 while read -r name def lo hi; do
-	[ "$hi" = BPFGOV_MAX_STATES ] && hi=8
+	[ "$hi" = BPFGOV_MAX_STATES ] && hi=10
 	check "bpfgov.conf(5): $name default $def, range $lo-$hi" \
 		bash -c "grep -A3 '^\\.BR $name ' '$MAN5' | grep -q 'Default $def, range $lo\\\\(en$hi'"
 done < <(grep -oE '^\s*X\([a-z_]+, +[0-9]+, +[0-9]+, +[A-Z_0-9]+' "$TOP/include/bpfgov_tunables.h" |

@@ -714,6 +714,48 @@ static void test_idle_disable_menu(void **state)
 	assert_string_equal(sys_get(e, "cpu0/cpuidle/state3/disable"), "1\n");
 }
 
+/* intel_idle's nine Skylake states under menu: the ninth state's knob
+ * (state8, C10) is tracked like the others, written for a shallow pick and
+ * given its original back on close. */
+static void test_idle_disable_skl(void **state)
+{
+	struct env *e = *state;
+	struct act_opts o = opts(e, ACT_NONE);
+	struct bpfgov_config c = {
+		.nr_states = 9,
+		.state_exit_latency_us = { 0, 2, 10, 70, 85, 124, 200, 480, 890 },
+		.state_residency_us = { 0, 2, 20, 100, 200, 800, 800, 5000, 5000 },
+		.state_is_poll = { 1 },
+	};
+	struct actuator *a;
+	char r[64];
+
+	sys_put(e, "cpuidle/current_governor", "menu\n");
+	sys_put(e, "cpu0/power/pm_qos_resume_latency_us", "0\n");
+	for (int k = 0; k < 9; k++) {
+		snprintf(r, sizeof(r), "cpu0/cpuidle/state%d/disable", k);
+		sys_put(e, r, "0\n");
+	}
+	assert_int_equal(act_open(&a, &o), 0);
+	/* C1E: C3 to C10 disabled, polling too */
+	assert_int_equal(act_set_idle(a, 0, 2, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "10\n");
+	for (int k = 0; k < 9; k++) {
+		snprintf(r, sizeof(r), "cpu0/cpuidle/state%d/disable", k);
+		assert_string_equal(sys_get(e, r), k == 1 || k == 2 ? "0\n" : "1\n");
+	}
+	/* C9: only C10 stays disabled */
+	assert_int_equal(act_set_idle(a, 0, 7, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state7/disable"), "0\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state8/disable"), "1\n");
+	act_close(a);
+	assert_string_equal(sys_get(e, "cpu0/power/pm_qos_resume_latency_us"), "0\n");
+	for (int k = 0; k < 9; k++) {
+		snprintf(r, sizeof(r), "cpu0/cpuidle/state%d/disable", k);
+		assert_string_equal(sys_get(e, r), "0\n");
+	}
+}
+
 /* haltpoll (and ladder) ignore stateK/disable: leave them alone */
 static void test_idle_disable_haltpoll(void **state)
 {
@@ -1074,6 +1116,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_pm_qos, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_orig_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_disable_menu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_disable_skl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_disable_haltpoll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpufreq, setup, teardown),

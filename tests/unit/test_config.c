@@ -119,7 +119,7 @@ static void test_parse_errors(void **state)
 		  "t.conf:1: profile 'turbo': expected powersave, balanced or performance" },
 		{ "profile = balanced\nprofile = balanced\n", -EINVAL,
 		  "t.conf:2: duplicate key 'profile' (first set on line 1)" },
-		{ "nr_states = 9\n", -ERANGE, "t.conf:1: nr_states=9: out of range [1, 8]" },
+		{ "nr_states = 11\n", -ERANGE, "t.conf:1: nr_states=11: out of range [1, 10]" },
 		{ "deadband = 3\x01\n", -EINVAL, "t.conf:1: deadband: invalid character in value (0x01)" },
 	};
 	size_t i;

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "actuate.h"
+#include "bpfgov_tunables.h"
+#include "common.h"
 #include "measure.h"
 #include "platform.h"
 #include "unit_tmpdir.h"
@@ -219,6 +221,60 @@ static void test_energy_tree(void **state)
 	assert_int_equal(energy_total(&e, "package-1"), 400);
 }
 
+/* A stand-in cpu0/cpuidle of @n states under @root (made fresh): state k
+ * named C<k> (state0 POLL), exit latency k*10 us, residency k*20 us. */
+static void idle_tree(const char *root, int n)
+{
+	char d[512], cmd[600], v[32];
+
+	snprintf(d, sizeof(d), "rm -rf '%s/devices'", root);
+	assert_int_equal(system(d), 0);
+	snprintf(d, sizeof(d), "mkdir -p '%s/devices/system/cpu/cpuidle'", root);
+	assert_int_equal(system(d), 0);
+	snprintf(d, sizeof(d), "%s/devices/system/cpu/cpuidle", root);
+	put(d, "current_driver", "intel_idle");
+	for (int k = 0; k < n; k++) {
+		snprintf(d, sizeof(d), "%s/devices/system/cpu/cpu0/cpuidle/state%d", root, k);
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", d);
+		assert_int_equal(system(cmd), 0);
+		snprintf(v, sizeof(v), k ? "C%d" : "POLL", k);
+		put(d, "name", v);
+		snprintf(v, sizeof(v), "%d", k * 10);
+		put(d, "latency", v);
+		snprintf(v, sizeof(v), "%d", k * 20);
+		put(d, "residency", v);
+	}
+}
+
+/* sys_idle_table reads every table the kernel can register (up to
+ * CPUIDLE_STATE_MAX, 10 states: the ninth and tenth included) and refuses
+ * a longer one whole, never cutting it. */
+static void test_idle_table_lengths(void **state)
+{
+	struct bpfgov_config c;
+	char drv[64];
+
+	(void)state;
+	idle_tree(tmpdir, 9);
+	bpfgov_config_defaults(&c);
+	assert_int_equal(sys_idle_table(tmpdir, &c, drv, sizeof(drv)), 0);
+	assert_string_equal(drv, "intel_idle");
+	assert_int_equal(c.nr_states, 9);
+	assert_int_equal(c.state_exit_latency_us[8], 80);
+	assert_int_equal(c.state_residency_us[8], 160);
+	assert_int_equal(c.state_is_poll[8], 0);
+	assert_int_equal(c.state_is_poll[0], 1);
+	idle_tree(tmpdir, 10);
+	bpfgov_config_defaults(&c);
+	assert_int_equal(sys_idle_table(tmpdir, &c, drv, sizeof(drv)), 0);
+	assert_int_equal(c.nr_states, 10);
+	assert_int_equal(c.state_residency_us[9], 180);
+	idle_tree(tmpdir, 11);
+	bpfgov_config_defaults(&c);
+	assert_int_equal(sys_idle_table(tmpdir, &c, drv, sizeof(drv)), -E2BIG);
+	idle_tree(tmpdir, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_taint_letters),
 		cmocka_unit_test(test_energy_wrap),
 		cmocka_unit_test(test_energy_tree),
+		cmocka_unit_test(test_idle_table_lengths),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -15,6 +15,7 @@
  * Every expected number is derived in a comment next to its assertion.
  * Time starts at T0 (not 0: seg_start_ns == 0 means "no segment yet").
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,7 +142,7 @@ static void test_tunables_defaults_in_range(void **state)
 	} while (0);
 	BPFGOV_TUNABLES(CHECK_TUNABLE)
 #undef CHECK_TUNABLE
-	assert_int_equal(n, 27);	/* every X() line was visited */
+	assert_int_equal(n, 28);	/* every X() line was visited */
 }
 
 static void test_tunables_default_state_table(void **state)
@@ -3276,10 +3277,314 @@ static void test_idle_worth_stamp_at_exit(void **state)
 	assert_int_equal(m.s.nr_too_deep, 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Tables of up to CPUIDLE_STATE_MAX states                            */
+/* ------------------------------------------------------------------ */
+
+/* intel_idle's skl_cstates (drivers/idle/intel_idle.c, Skylake to Coffee
+ * Lake clients), POLL first: exit latency / target residency, us.
+ * Paybacks (payback_pct 200, table costs): C1 4, C1E 20, C3 140, C6 200,
+ * C7s 800, C8 800, C9 5000, C10 5000 us. */
+static const __u32 skl_lat[] = { 0, 2, 10, 70, 85, 124, 200, 480, 890 };
+static const __u32 skl_res[] = { 0, 2, 20, 100, 200, 800, 800, 5000, 5000 };
+
+static void cfg_table(struct bpfgov_config *c, const __u32 *lat, const __u32 *res, __u32 n)
+{
+	c->nr_states = n;
+	for (__u32 k = 0; k < n; k++) {
+		c->state_is_poll[k] = k == 0;
+		c->state_exit_latency_us[k] = lat[k];
+		c->state_residency_us[k] = res[k];
+	}
+}
+
+static void skl_setup(struct sim *m)
+{
+	sim_init(m);
+	cfg_table(&m->c, skl_lat, skl_res, 9);
+	sim_reinit(m);
+}
+
+/* A 20 ms sleep in C10 (state 8, intel_idle's ninth) is booked to C10:
+ * its wake-up cost, its history bin; no poll time, nothing of POLL's.
+ * Masked by 7, it was state 0: 20 ms of polling and POLL's wake-up cost. */
+static void test_idle_skl_c10_books_as_c10(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	skl_setup(&m);
+	assert_int_equal(m.s.idle_pick, 8);	/* deepest, no history yet */
+	/* a waker stamps it 100 us before the exit: worth 19.9 ms, bin of
+	 * the deepest state paying back by then (C10, 5000 us); the pick
+	 * stays at C10 */
+	assert_int_equal(sim_idle(&m, 20 * MS, 8, 100 * US), 0);
+	assert_int_equal(m.s.wake_cost_ns[8], 100 * US);
+	assert_int_equal(m.s.wake_cost_ns[0], 0);
+	assert_int_equal(m.s.poll_ns, 0);
+	assert_int_equal(m.s.nr_long_polls, 0);
+	assert_int_equal(m.s.bins[8], POL_BIN_ONE);
+	assert_int_equal(m.s.bins[0], 0);
+	assert_int_equal(m.s.nr_too_deep, 0);
+	assert_int_equal(m.s.idle_pick, 8);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_REMOTE);
+}
+
+/* A C10 residency after which the idle loop goes on (a timer that woke no
+ * task) is not a poll that ran into the kernel's limit: the learned poll
+ * limit stays unlearned (the formula's 20 us, C1E's residency), nothing is
+ * carried into the idle period. Masked by 7, the limit became 20 ms. */
+static void test_idle_skl_deep_exit_not_poll_limit(void **state)
+{
+	struct sim m;
+
+	(void)state;
+	skl_setup(&m);
+	assert_int_equal(pol_poll_limit_ns(&m.c), 20 * US);
+	m.s.exit_goes_on = 1;
+	sim_idle(&m, 20 * MS, 8, 0);
+	assert_int_equal(m.s.exit_goes_on, 0);
+	assert_int_equal(m.s.poll_limit_ns, 0);
+	assert_int_equal(pol_cpu_poll_limit_ns(&m.s, &m.c), 20 * US);
+	assert_int_equal(m.s.carry_ns, 0);
+	assert_int_not_equal(m.s.wake_reason, BPFGOV_WAKE_LIMIT);
+	assert_int_equal(m.s.poll_ns, 0);
+	/* worth 20 ms - 890 us of C10's exit: C10's bin */
+	assert_int_equal(m.s.bins[8], POL_BIN_ONE);
+	/* a real poll that runs into the limit still teaches it */
+	m.s.exit_goes_on = 1;
+	sim_idle(&m, 25 * US, 0, 0);
+	assert_int_equal(m.s.poll_limit_ns, 25 * US);
+	assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_LIMIT);
+}
+
+/* The tenth state of a CPUIDLE_STATE_MAX table (index 9): the start pick,
+ * its own bookings, the timer cap and the history walk reach it. The
+ * state past C10 is made up (no driver registers ten today; the kernel
+ * allows it). */
+static void test_idle_state9(void **state)
+{
+	static const __u32 lat[] = { 0, 2, 10, 70, 85, 124, 200, 480, 890, 1200 };
+	static const __u32 res[] = { 0, 2, 20, 100, 200, 800, 800, 5000, 5000, 10000 };
+	struct sim m;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	cfg_table(&m.c, lat, res, 10);
+	sim_reinit(&m);
+	assert_int_equal(m.s.idle_pick, 9);
+	/* the timer cap: 20 ms left keeps state 9 (payback 10 ms), 3 ms caps
+	 * at C8 (index 6, payback 800 us; C9 and C10 need 5 ms) */
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 9, 20 * MS), 9);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 9, 3 * MS), 6);
+	assert_int_equal(pol_timer_cap(&m.s, &m.c, 3, 3 * MS), 3);
+	/* a 30 ms residency in state 9, stamped 200 us before the exit */
+	sim_idle(&m, 30 * MS, 9, 200 * US);
+	assert_int_equal(m.s.wake_cost_ns[9], 200 * US);
+	assert_int_equal(m.s.wake_cost_ns[1], 0);
+	assert_int_equal(m.s.bins[9], POL_BIN_ONE);
+	assert_int_equal(m.s.poll_ns, 0);
+	/* short idles (3 us, polled) turn the pick to POLL, long ones (30 ms)
+	 * back to state 9 */
+	for (i = 0; i < 40; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.idle_pick, 0);
+	for (i = 0; i < 40; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 30 * MS, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.idle_pick, 9);
+	assert_true(m.s.bins[9] > 0);
+}
+
+/*
+ * Exponential idles straddling a state's payback point, through the policy
+ * core (defaults, history per context): how often the standing pick
+ * changes per simulated second, each change a write of the idle knobs.
+ * Each idle follows a 20 us busy run and is spent in the standing pick (a
+ * halting state's residency is the idle plus its exit latency).
+ */
+static double straddle_rate(struct sim *m, __u64 mean_ns, __u64 span_ns, __u32 seed)
+{
+	__u64 start = m->now, changes = m->s.nr_pick_changes;
+	__u32 x = seed;
+
+	while (m->now - start < span_ns) {
+		double u = (lcg_below(&x, 1u << 24) + 0.5) / (double)(1u << 24);
+		__u64 idle = (__u64)(-log(u) * (double)mean_ns), res;
+		__u32 st = m->s.idle_pick;
+
+		sim_busy(m, 20 * US, 0);
+		res = idle + (m->c.state_is_poll[st] ? 0 : m->c.state_exit_latency_us[st] * US);
+		if (!res)
+			res = 1;
+		sim_idle(m, res, st, 0);
+	}
+	return (double)(m->s.nr_pick_changes - changes) * SEC / (double)(m->now - start);
+}
+
+static void test_idle_straddle_rates(void **state)
+{
+	/* the payback points of skl (payback_pct 200): C1 4, C1E 20, C3 140,
+	 * C6 200, C7s and C8 800, C9 and C10 5000 us */
+	static const __u64 means_us[] = { 4, 20, 140, 200, 800, 5000 };
+	/* the four states of the report: POLL, C1 2/2, C1E 10/20, C6 133/133 */
+	static const __u32 lat4[] = { 0, 2, 10, 133 }, res4[] = { 0, 2, 20, 133 };
+	static const __u64 means4_us[] = { 10, 30, 1000 };
+	const struct { __u32 pick_dwell_ms; } d = { 100 };
+	double r0, r;
+	struct sim m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(means_us) / sizeof(means_us[0]); i++) {
+		skl_setup(&m);	/* no dwell: the history alone */
+		r0 = straddle_rate(&m, means_us[i] * US, 2 * SEC, 7 + (__u32)i);
+		skl_setup(&m);
+		m.c.pick_dwell_ms = d.pick_dwell_ms;
+		r = straddle_rate(&m, means_us[i] * US, 2 * SEC, 7 + (__u32)i);
+		print_message("  skl, exponential idles of mean %llu us: %.1f pick changes/s, %.1f with the %u ms dwell (standing at %u)\n",
+			      (unsigned long long)means_us[i], r0, r, d.pick_dwell_ms, m.s.idle_pick);
+		assert_true(r <= 10.0);
+	}
+	for (size_t i = 0; i < sizeof(means4_us) / sizeof(means4_us[0]); i++) {
+		sim_init(&m);
+		cfg_table(&m.c, lat4, res4, 4);
+		sim_reinit(&m);
+		r0 = straddle_rate(&m, means4_us[i] * US, 2 * SEC, 11 + (__u32)i);
+		m.c.pick_dwell_ms = d.pick_dwell_ms;
+		sim_reinit(&m);
+		r = straddle_rate(&m, means4_us[i] * US, 2 * SEC, 11 + (__u32)i);
+		print_message("  POLL/C1/C1E/C6, mean %llu us: %.1f pick changes/s, %.1f with the dwell (standing at %u)\n",
+			      (unsigned long long)means4_us[i], r0, r, m.s.idle_pick);
+		assert_true(r <= 10.0);
+	}
+}
+
+/* A steady load (idles uniform in 100..300 us after 50 us of work, across
+ * C3's and C6's payback points, for 10 s): pick changes per second after
+ * the first second, with and without the dwell. */
+static void test_idle_dwell_steady(void **state)
+{
+	const struct { __u32 pick_dwell_ms; } d = { 100 };
+	__u64 c0 = 0, t0 = 0;
+	double rate[2];
+	struct sim m;
+	__u32 x;
+
+	(void)state;
+	for (int dwell = 0; dwell < 2; dwell++) {
+		skl_setup(&m);
+		m.c.pick_dwell_ms = dwell ? d.pick_dwell_ms : 0;
+		x = 5;
+		while (m.now - T0 < 10 * SEC) {
+			__u32 st = m.s.idle_pick;
+			__u64 idle = 100 * US + lcg_below(&x, 200 * US);
+
+			if (!t0 && m.now - T0 >= SEC) {
+				t0 = m.now;
+				c0 = m.s.nr_pick_changes;
+			}
+			sim_busy(&m, 50 * US, 0);
+			sim_idle(&m, idle + (m.c.state_is_poll[st] ? 0 :
+					     m.c.state_exit_latency_us[st] * US), st, 0);
+		}
+		rate[dwell] = (double)(m.s.nr_pick_changes - c0) * SEC / (double)(m.now - t0);
+		t0 = 0;
+	}
+	print_message("  steady 100..300 us idles on skl: %.1f pick changes/s, %.1f with the dwell\n",
+		      rate[0], rate[1]);
+	assert_true(rate[1] <= 1.0);
+}
+
+/* The dwell: the pick moves at a window's end where 5/8 of that window's
+ * selects pointed and the window before voted the same way, at once at a
+ * CPU's first select (no window yet); a load that straddles holds it; the
+ * polling veto does not wait. */
+static void test_idle_dwell_votes_veto_does_not(void **state)
+{
+	struct sim m;
+	__u64 start, changes;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	cfg_four_states(&m.c);
+	m.c.pick_dwell_ms = 100;
+	sim_reinit(&m);
+	/* a short idle (3 us, polled): the first select moves at once */
+	sim_busy(&m, 10 * US, 0);
+	sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+	assert_int_equal(m.s.idle_pick, 0);
+	start = m.s.dwell_start_ns;
+	assert_int_equal(start, m.now);
+	/* 100 us idles (C1's bin): the history turns to C1 within a few
+	 * idles, the pick stands until the window's end */
+	while (m.now - start < 99 * MS) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 100 * US, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.hist_pick, 1);
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.dwell_start_ns, start);
+	while (m.now - start < 100 * MS) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 100 * US, m.s.idle_pick, 0);
+	}
+	/* the first exit past it: nearly every vote pointed deeper, the
+	 * window before (the first select alone) did not: pending */
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.dwell_pending, 1);
+	start = m.s.dwell_start_ns;
+	assert_true(start >= m.now - 1 && start > T0 + 100 * MS);
+	/* the second window votes deeper again: C1 */
+	while (m.s.idle_pick == 0) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 100 * US, m.s.idle_pick, 0);
+		assert_true(m.now - start <= 100 * MS + 200 * US);
+	}
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_true(m.now - start >= 100 * MS);
+	/* 3 and 100 us in turn for 2 s: the history flips, the pick holds */
+	changes = m.s.nr_pick_changes;
+	start = m.now;
+	for (i = 0; m.now - start < 2 * SEC; i++) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, i & 1 ? 100 * US : 3 * US, m.s.idle_pick, 0);
+	}
+	print_message("  3/100 us in turn, 2 s: %llu pick changes with the dwell\n",
+		      (unsigned long long)(m.s.nr_pick_changes - changes));
+	assert_true(m.s.nr_pick_changes - changes <= 2);
+	/* short idles: back to POLL within three windows */
+	start = m.now;
+	while (m.s.idle_pick != 0) {
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+		assert_true(m.now - start < 300 * MS);
+	}
+	/* one poll that overruns poll_max_us (200 us): the veto halts at the
+	 * next select, whatever the window */
+	start = m.s.dwell_start_ns;
+	sim_busy(&m, 10 * US, 0);
+	sim_idle(&m, 500 * US, 0, 0);
+	assert_int_not_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+	assert_int_equal(m.s.dwell_start_ns, m.now);
+	assert_true(m.now - start < 100 * MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tunables_defaults_in_range),
+		cmocka_unit_test(test_idle_skl_c10_books_as_c10),
+		cmocka_unit_test(test_idle_skl_deep_exit_not_poll_limit),
+		cmocka_unit_test(test_idle_state9),
+		cmocka_unit_test(test_idle_straddle_rates),
+		cmocka_unit_test(test_idle_dwell_steady),
+		cmocka_unit_test(test_idle_dwell_votes_veto_does_not),
 		cmocka_unit_test(test_tunables_default_state_table),
 		cmocka_unit_test(test_cpu_init),
 		cmocka_unit_test(test_util_smooth_arithmetic),

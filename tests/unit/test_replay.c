@@ -695,6 +695,52 @@ static void test_synth_v2_tables(void **state)
 	assert_int_equal(synth(path, "periodic", "--burst", "3", "--seed", "1"), 2);
 }
 
+/* synth --table of a real machine: the kernel's own table, each halting
+ * state's wake-up cost its exit latency; replay runs every policy on it. */
+static void test_synth_real_tables(void **state)
+{
+	static const struct { const char *name; __u32 n, last_lat, last_res; } want[] = {
+		{ "skl", 9, 890, 5000 },	/* intel_idle skl_cstates: C10 */
+		{ "spr", 4, 290, 800 },		/* spr_cstates: C6 */
+		{ "zen", 4, 350, 700 },		/* acpi_idle: residency = 2 x latency */
+		{ "haltpoll", 2, 1, 1 },
+	};
+	struct replay_result *r = calloc(1, sizeof(*r));
+	struct replay_opts o;
+	struct trace t;
+	char path[256], err[256];
+
+	(void)state;
+	assert_non_null(r);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		__u32 n = want[i].n;
+
+		synth_load(&t, "real.trace", "mix", "--duration", "0.5", "--table", want[i].name);
+		assert_int_equal(t.nr_states, n);
+		assert_int_equal(t.states[0].is_poll, 1);
+		assert_int_equal(t.states[n - 1].is_poll, 0);
+		assert_int_equal(t.states[n - 1].exit_latency_us, want[i].last_lat);
+		assert_int_equal(t.states[n - 1].residency_us, want[i].last_res);
+		for (__u32 k = 1; k < n; k++)
+			assert_int_equal(t.states[k].cost_ns, t.states[k].exit_latency_us * US);
+		replay_opts_default(&o);
+		if (replay_run(&t, &o, r, err, sizeof(err)))
+			fail_msg("%s: %s", want[i].name, err);
+		assert_true(r->p[RP_BPFGOV].j.periods > 100);
+		assert_int_equal(r->p[RP_BPFGOV].j.periods, r->p[RP_MENU].j.periods);
+		trace_free(&t);
+	}
+	/* skl's ninth state is C10 */
+	synth_load(&t, "real.trace", "periodic", "--duration", "0.1", "--table", "skl");
+	assert_string_equal(t.states[8].name, "C10");
+	assert_string_equal(t.states[2].name, "C1E");
+	trace_free(&t);
+	/* a real table's costs are its own */
+	snprintf(path, sizeof(path), "%s/bad.trace", tmpdir);
+	assert_int_equal(synth(path, "mix", "--table", "skl", "--halt-cost-us", "5"), 2);
+	free(r);
+}
+
 /* sugov_hold_freq(): the target only falls after an idle in which the
  * tick was asked to stop (tick_nohz_get_idle_calls_cpu()). */
 static void test_sugov_hold_tick_stopped(void **state)
@@ -921,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_judge_pct),
 		cmocka_unit_test(test_next_timer_only_from_timers),
 		cmocka_unit_test(test_synth_v2_tables),
+		cmocka_unit_test(test_synth_real_tables),
 		cmocka_unit_test(test_sugov_hold_tick_stopped),
 		cmocka_unit_test(test_hwp_passive),
 		cmocka_unit_test(test_as_actuated),

@@ -234,6 +234,37 @@ static void test_corrupt(void **state)
 	}
 }
 
+/* Every table the kernel registers (CPUIDLE_STATE_MAX, 10 states): records
+ * in states 8 and 9 read back as themselves; an eleventh state is refused. */
+static void test_ten_states(void **state)
+{
+	static const char ten[] =
+		"bpfgov-trace 1\nnr_cpus 1\n"
+		"state 0 POLL 0 0 poll\nstate 1 C1 2 2 -\nstate 2 C1E 10 20 -\n"
+		"state 3 C3 70 100 -\nstate 4 C6 85 200 -\nstate 5 C7s 124 800 -\n"
+		"state 6 C8 200 800 -\nstate 7 C9 480 5000 -\nstate 8 C10 890 5000 -\n"
+		"state 9 X 1000 9000 -\nrecords\n"
+		"1000000000 0 idle 20000000 8\n1030000000 0 idle 20000000 9\nend 2\n";
+	char path[256], err[512], buf[1024];
+	struct trace b;
+
+	(void)state;
+	path_of(path, sizeof(path), "ten.trace");
+	write_file(path, ten, sizeof(ten) - 1);
+	if (trace_load(path, &b, err, sizeof(err)))
+		fail_msg("ten states: %s", err);
+	assert_int_equal(b.nr_states, 10);
+	assert_int_equal(b.states[8].residency_us, 5000);
+	assert_int_equal(b.nr, 2);
+	assert_int_equal(b.recs[0].state, 8);
+	assert_int_equal(b.recs[1].state, 9);
+	trace_free(&b);
+	/* an eleventh state (index 10): refused, not cut */
+	snprintf(buf, sizeof(buf), "%.*sstate 10 Y 1 1 -\n%s",
+		 (int)(strstr(ten, "records") - ten), ten, strstr(ten, "records"));
+	expect_reject("eleven.trace", buf, strlen(buf), 13, "state index '10' is not 0..9");
+}
+
 static void test_open_error(void **state)
 {
 	struct trace t;
@@ -328,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_doc_example),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_ten_states),
 		cmocka_unit_test(test_open_error),
 		cmocka_unit_test(test_v2),
 	};
