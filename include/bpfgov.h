@@ -145,7 +145,7 @@ struct bpfgov_cpu_state {
 	__u64 idle_since_ns;		/* start of the current idle period (0: busy) */
 	__u64 state_enter_ns;		/* cpu_idle entry time of cur_state */
 	__u64 pre_gap_busy_ns;		/* length of the busy run before the current idle */
-	__u32 pre_gap_target;		/* target when the current idle period began */
+	__u32 pre_gap_target;		/* target at the last busy end, that run included */
 	__u32 dec_seq;			/* decision records emitted (record seq) */
 	__u64 last_floor_ns;		/* time of the last floor change */
 	__u64 hold_until_ns;		/* gap memory ends here unless re-armed */
