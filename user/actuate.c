@@ -754,6 +754,10 @@ int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out)
 	out->writes = c->writes;
 	out->reasserts = c->reasserts;
 	out->errors = c->errors;
+	if (c->has_floor && c->floor.is_msr) {
+		out->driver_rewrites = c->floor.drv_rewrites;
+		out->driver_races = c->floor.drv_races;
+	}
 	return 0;
 }
 

@@ -322,6 +322,9 @@ static void status_actuator(const char *act)
 	       status_num(act, "idle_cpu_writes"), status_num(act, "prewake_raises"),
 	       status_num(act, "deferred_floor_changes"));
 	printf("re-applies after online/resume: %llu\n", status_num(act, "reapplies"));
+	printf("floor register rewritten by its driver under bpfgov: %llu "
+	       "(during a write of ours, its fields kept and our min written again: %llu)\n",
+	       status_num(act, "floor_driver_rewrites"), status_num(act, "floor_driver_races"));
 	if (status_str(act, "platform_summary", plat, sizeof(plat)))
 		status_wrapped("platform", plat);
 }
