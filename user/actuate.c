@@ -679,9 +679,11 @@ int act_reassert_skip(struct actuator *a, const bool *skip)
 
 		if (skip && skip[i])
 			continue;
+		/* EPP first: the driver rewrites the request register
+		 * when EPP is written, so the floor comes after it. */
+		ks[n++] = &c->epp;
 		ks[n++] = &c->floor;
 		ks[n++] = &c->qos;
-		ks[n++] = &c->epp;
 		for (int k = 0; k < c->nr_disable; k++)
 			ks[n++] = &c->disable[k];
 		for (int j = 0; j < n; j++) {

@@ -1130,6 +1130,53 @@ static void test_cppc_driver_fields(void **state)
 	act_close(a);
 }
 
+/*
+ * bpfgov's own EPP write: intel_pstate rewrites HWP_REQUEST from its
+ * cached copy within it (its min, not bpfgov's). Here the driver's copy is
+ * in the register before the write (a stand-in file has no driver to do it
+ * during the write); after act_set_epp() returns, the floor is back, with
+ * no re-assert between: min bpfgov's, the driver's EPP 0x40 and max kept.
+ */
+static void test_epp_floor_back(void **state)
+{
+	struct env *e = *state;
+	struct act_opts o = opts(e, ACT_INTEL_HWP);
+	const __u64 drv = (HWP_REQ_VAL & ~(0xffULL << 24)) | 0x40ULL << 24;
+	struct act_cpu_info ci;
+	struct actuator *a;
+
+	seed_intel(e, 0);
+	seed_intel(e, 1);
+	for (int c = 0; c < 2; c++) {
+		char f[64];
+
+		snprintf(f, sizeof(f), "cpu%d/cpufreq/energy_performance_preference", c);
+		sys_put(e, f, "balance_performance\n");
+		snprintf(f, sizeof(f), "cpu%d/cpufreq/energy_performance_available_preferences", c);
+		sys_put(e, f, "default performance balance_performance balance_power power\n");
+		snprintf(f, sizeof(f), "cpu%d/cpufreq/scaling_governor", c);
+		sys_put(e, f, "powersave\n");
+	}
+	o.idle = false;
+	assert_int_equal(act_open(&a, &o), 0);
+	assert_int_equal(act_set_floor(a, 0, 1024), 0);
+	assert_int_equal(msr_get(e, 0, HWP_REQ) & 0xff, 40);
+	msr_set(e, 0, HWP_REQ, drv);			/* the driver's copy: min 8 */
+	assert_true(act_set_epp(a, "balance_power") > 0);
+	assert_string_equal(sys_get(e, "cpu0/cpufreq/energy_performance_preference"),
+			    "balance_power\n");
+	assert_true(msr_get(e, 0, HWP_REQ) == ((drv & ~0xffULL) | 40));
+	assert_int_equal(act_cpu_info(a, 0, &ci), 0);
+	assert_int_equal(ci.reasserts, 1);
+	/* and when the EPP goes back (profile balanced: left as found) */
+	msr_set(e, 0, HWP_REQ, drv);
+	assert_int_equal(act_set_epp(a, NULL), 0);
+	assert_string_equal(sys_get(e, "cpu0/cpufreq/energy_performance_preference"),
+			    "balance_performance\n");
+	assert_true(msr_get(e, 0, HWP_REQ) == ((drv & ~0xffULL) | 40));
+	act_close(a);
+}
+
 /* Originals saved ahead: every knob through the hook at once, none again
  * at its first write; one never written is left as someone else set it. */
 static void test_save_ahead(void **state)
@@ -1192,6 +1239,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_save_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hwp_driver_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cppc_driver_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_epp_floor_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
