@@ -461,18 +461,30 @@ static void test_hwp_restore_exact(void **state)
 	free(b1);
 }
 
+/* Stand-ins of @b's registers for CPUs 0 and 1, opened for floors alone. */
+static struct actuator *open_floors(struct env *e, enum act_backend b)
+{
+	struct act_opts o = opts(e, b);
+	struct actuator *a;
+
+	for (int c = 0; c < 2; c++) {
+		if (b == ACT_AMD_CPPC)
+			seed_amd(e, c);
+		else
+			seed_intel(e, c);
+	}
+	o.idle = false;
+	assert_int_equal(act_open(&a, &o), 0);
+	return a;
+}
+
 static void test_hwp_reassert(void **state)
 {
 	struct env *e = *state;
-	struct act_opts o = opts(e, ACT_INTEL_HWP);
+	struct actuator *a = open_floors(e, ACT_INTEL_HWP);
 	struct act_cpu_info ci;
-	struct actuator *a;
 	__u64 ext, v;
 
-	seed_intel(e, 0);
-	seed_intel(e, 1);
-	o.idle = false;
-	assert_int_equal(act_open(&a, &o), 0);
 	assert_int_equal(act_set_floor(a, 0, 1024), 0);
 	assert_int_equal(act_reassert(a), 0);
 	/* intel_pstate-style rewrite: its own min and a new EPP */
@@ -772,18 +784,21 @@ static void test_amd_layout(void **state)
 	free(b0);
 }
 
-static void seed_cpufreq(struct env *e, int cpu)
+/* One of @cpu's cpufreq files. */
+static void cpufreq_put(struct env *e, int cpu, const char *file, const char *text)
 {
 	char r[128];
 
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/cpuinfo_min_freq", cpu);
-	sys_put(e, r, "800000\n");
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/cpuinfo_max_freq", cpu);
-	sys_put(e, r, "3200000\n");
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/scaling_min_freq", cpu);
-	sys_put(e, r, "800000\n");
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/scaling_max_freq", cpu);
-	sys_put(e, r, "3200000\n");
+	snprintf(r, sizeof(r), "cpu%d/cpufreq/%s", cpu, file);
+	sys_put(e, r, text);
+}
+
+static void seed_cpufreq(struct env *e, int cpu)
+{
+	cpufreq_put(e, cpu, "cpuinfo_min_freq", "800000\n");
+	cpufreq_put(e, cpu, "cpuinfo_max_freq", "3200000\n");
+	cpufreq_put(e, cpu, "scaling_min_freq", "800000\n");
+	cpufreq_put(e, cpu, "scaling_max_freq", "3200000\n");
 }
 
 static void test_cpufreq(void **state)
@@ -1053,18 +1068,13 @@ static int drv_hook(void *ctx, const struct act_saved *s)
 static void test_hwp_driver_fields(void **state)
 {
 	struct env *e = *state;
-	struct act_opts o = opts(e, ACT_INTEL_HWP);
 	/* the driver: max 35, EPP 0x40, desired 0 */
 	const __u64 drv = (HWP_REQ_VAL & ~0xffffff00ULL) | 35ULL << 8 | 0x40ULL << 24;
 	struct drv_hook d = { .e = e, .msr = HWP_REQ, .val = drv };
+	struct actuator *a = open_floors(e, ACT_INTEL_HWP);
 	struct act_cpu_info ci;
-	struct actuator *a;
 	__u64 v, drv2;
 
-	seed_intel(e, 0);
-	seed_intel(e, 1);
-	o.idle = false;
-	assert_int_equal(act_open(&a, &o), 0);
 	act_set_save_hook(a, drv_hook, &d);
 	assert_int_equal(act_set_floor(a, 0, 1024), 0);
 	assert_int_equal(d.calls, 1);
@@ -1105,18 +1115,13 @@ static void test_hwp_driver_fields(void **state)
 static void test_cppc_driver_fields(void **state)
 {
 	struct env *e = *state;
-	struct act_opts o = opts(e, ACT_AMD_CPPC);
 	/* the driver: max 180, EPP 0x40 */
 	const __u64 drv = (CPPC_REQ_VAL & ~0xff0000ffULL) | 180ULL | 0x40ULL << 24;
 	struct drv_hook d = { .e = e, .msr = CPPC_REQ, .val = drv };
+	struct actuator *a = open_floors(e, ACT_AMD_CPPC);
 	struct act_cpu_info ci;
-	struct actuator *a;
 	__u64 drv2;
 
-	seed_amd(e, 0);
-	seed_amd(e, 1);
-	o.idle = false;
-	assert_int_equal(act_open(&a, &o), 0);
 	act_set_save_hook(a, drv_hook, &d);
 	assert_int_equal(act_set_floor(a, 0, 512), 0);
 	/* min 105 (10 + round(190 * 512 / 1024)) into the driver's fields */
@@ -1140,25 +1145,17 @@ static void test_cppc_driver_fields(void **state)
 static void test_epp_floor_back(void **state)
 {
 	struct env *e = *state;
-	struct act_opts o = opts(e, ACT_INTEL_HWP);
 	const __u64 drv = (HWP_REQ_VAL & ~(0xffULL << 24)) | 0x40ULL << 24;
 	struct act_cpu_info ci;
 	struct actuator *a;
 
-	seed_intel(e, 0);
-	seed_intel(e, 1);
 	for (int c = 0; c < 2; c++) {
-		char f[64];
-
-		snprintf(f, sizeof(f), "cpu%d/cpufreq/energy_performance_preference", c);
-		sys_put(e, f, "balance_performance\n");
-		snprintf(f, sizeof(f), "cpu%d/cpufreq/energy_performance_available_preferences", c);
-		sys_put(e, f, "default performance balance_performance balance_power power\n");
-		snprintf(f, sizeof(f), "cpu%d/cpufreq/scaling_governor", c);
-		sys_put(e, f, "powersave\n");
+		cpufreq_put(e, c, "energy_performance_preference", "balance_performance\n");
+		cpufreq_put(e, c, "energy_performance_available_preferences",
+			    "default performance balance_performance balance_power power\n");
+		cpufreq_put(e, c, "scaling_governor", "powersave\n");
 	}
-	o.idle = false;
-	assert_int_equal(act_open(&a, &o), 0);
+	a = open_floors(e, ACT_INTEL_HWP);
 	assert_int_equal(act_set_floor(a, 0, 1024), 0);
 	assert_int_equal(msr_get(e, 0, HWP_REQ) & 0xff, 40);
 	msr_set(e, 0, HWP_REQ, drv);			/* the driver's copy: min 8 */
