@@ -186,8 +186,14 @@ struct bpfgov_cpu_state {
 	__u64 fast_cost_ns;		/* the state's wake-up cost (pol_state_cost_ns) */
 	__u64 fast_res_ns;		/* its target residency, ns */
 	__u64 fast_cost_pct;		/* fast_cost_ns * payback_pct (pol_pays_back, no division) */
+	/* The loader's word (the one field it writes, through the mapping):
+	 * it holds a floor for this CPU while it sleeps; the busy run that
+	 * ends the sleep clears it and sends the loader a floor record, so
+	 * that the floor is applied now, not at the loader's next wake-up */
+	__u32 floor_held;
+	__u32 :32;
 	/* unnamed padding (not in BTF, not in `dump`): the struct keeps its size */
-	__u64 :64, :64, :64;
+	__u64 :64, :64;
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /* sched_ext mode: the scheduler's counters, one block per CPU, each

@@ -109,7 +109,10 @@ static void write_status_json(struct gov *g, FILE *f)
 	jsonw_string_field(w, "backend_reason", act_reason(g->act));
 	jsonw_bool_field(w, "taints_kernel", act_taints(g->act));
 	jsonw_uint_field(w, "idle_cpu_writes", g->idle_cpu_writes);
-	jsonw_uint_field(w, "prewake_raises", g->prewake_raises);
+	jsonw_uint_field(w, "idle_cpu_writes_maybe", g->idle_cpu_writes_maybe);
+	jsonw_uint_field(w, "held_applied_at_wake", g->held_applied);
+	jsonw_uint_field(w, "held_applied_within_2ms", g->held_wake_2ms);
+	jsonw_float_field_fmt(w, "held_apply_max_us", "%.1f", g->held_wake_ns_max / 1000.0);
 	jsonw_uint_field(w, "deferred_floor_changes", g->deferred);
 	jsonw_uint_field(w, "reapplies", g->reapplies);
 	jsonw_uint_field(w, "floor_driver_rewrites", drv_rewrites);

@@ -76,7 +76,7 @@ for kind in intel-passive lockdown; do
 	m=$(cat "$CPU1_MIN")
 	sleep 3		# steady: cpu1 busy to the end, then everything quiet
 	w1=$(status_get .actuator.idle_cpu_writes)
-	diag "$kind: idle_cpu_writes $w0 -> $w1, prewake raises $(status_get .actuator.prewake_raises), held $(status_get .actuator.deferred_floor_changes)"
+	diag "$kind: idle_cpu_writes $w0 -> $w1, held applied at wake $(status_get .actuator.held_applied_at_wake), held $(status_get .actuator.deferred_floor_changes)"
 	check "$kind: cpu1 scaling_min_freq rose with load ($m > $PLAT_MIN_KHZ)" [ "$m" -gt "$PLAT_MIN_KHZ" ]
 	check "$kind: MSR stand-in bytes unchanged while running" msr_same
 	is "$kind: steady state (busy, then quiet): no floor write reached an idle CPU" "$((w1 - w0))" 0
