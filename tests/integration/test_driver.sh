@@ -70,7 +70,7 @@ for L in hwp cppc; do
 	check "$L: start comes up" gov_start --backend $BACKEND --msr-root "$MSR" --no-idle --duration 40
 	load 12
 	"$DRV" --msr-root "$MSR" --layout $L --cpus "$NCPU" --rewrites 100 --gap-us 2000:60000 \
-		--cache-every 4 --seed 41 --settle-ms 2500 --state "$T_TMP/state" >"$T_TMP/drv" 2>"$T_TMP/drv.err"
+		--cache-every 4 --seed 7 --settle-ms 2500 --state "$T_TMP/state" >"$T_TMP/drv" 2>"$T_TMP/drv.err"
 	rc=$?
 	sed 's/^/# /' "$T_TMP/drv.err" | head -n 5
 	is "$L: A: the driver's 100 rewrites, 0 of its fields reverted ($(cat "$T_TMP/drv"))" \
@@ -85,7 +85,7 @@ for L in hwp cppc; do
 	# A2. Rewrites as soon as bpfgov reads a register (inside its
 	# read-modify-write when the timing allows): figures for the window.
 	"$DRV" --msr-root "$MSR" --layout $L --cpus "$NCPU" --rewrites 100 --gap-us 2000:60000 \
-		--cache-every 4 --seed 42 --on-read --settle-ms 2500 --state "$T_TMP/state" \
+		--cache-every 4 --seed 8 --on-read --settle-ms 2500 --state "$T_TMP/state" \
 		>"$T_TMP/drv" 2>"$T_TMP/drv.err"
 	rc=$?
 	diag "$L: A2 (on read): $(cat "$T_TMP/drv"); status: driver rewrites $(status_get .actuator.floor_driver_rewrites), during a write $(status_get .actuator.floor_driver_races)"
@@ -105,7 +105,7 @@ for L in hwp cppc; do
 	check "$L: B2: start comes up" gov_start --backend $BACKEND --msr-root "$MSR" --no-idle --duration 40
 	load 6
 	"$DRV" --msr-root "$MSR" --layout $L --cpus "$NCPU" --rewrites 40 --gap-us 2000:40000 \
-		--cache-every 4 --seed 43 --settle-ms 1500 --state "$T_TMP/state" >"$T_TMP/drv" 2>/dev/null
+		--cache-every 4 --seed 9 --settle-ms 1500 --state "$T_TMP/state" >"$T_TMP/drv" 2>/dev/null
 	kill -9 "$GOV_PID"
 	gov_wait
 	"$GOV" restore >/dev/null 2>&1

@@ -1025,7 +1025,7 @@ static void test_gap_hold_keeps_floor_and_releases(void **state)
  */
 static void test_gap_arms_from_short_burst(void **state)
 {
-	__u32 x = 41, ok = 0, worst_floor = 0, worst_want = 1, util, want;
+	__u32 x = 7, ok = 0, worst_floor = 0, worst_want = 1, util, want;
 	__u64 burst, gap, tick, start, tau;
 	double u0;
 	int i;
