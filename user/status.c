@@ -318,9 +318,9 @@ static void status_actuator(const char *act)
 	       status_float(act, "p50"), status_float(act, "p99"), status_float(act, "max"),
 	       status_num(act, "samples"));
 	printf("writes that reached an idle CPU: %llu (and %llu that may have: it slept or woke "
-	       "within the write), floor changes held for idle CPUs: %llu (applied at their CPU's "
-	       "wake-up %llu)\n",
-	       status_num(act, "idle_cpu_writes"), status_num(act, "idle_cpu_writes_maybe"),
+	       "within the write)\n",
+	       status_num(act, "idle_cpu_writes"), status_num(act, "idle_cpu_writes_maybe"));
+	printf("floor changes held for idle CPUs: %llu (applied as their CPU ran: %llu)\n",
 	       status_num(act, "deferred_floor_changes"), status_num(act, "held_applied_at_wake"));
 	printf("re-applies after online/resume: %llu\n", status_num(act, "reapplies"));
 	printf("floor register rewritten by its driver under bpfgov: %llu "
