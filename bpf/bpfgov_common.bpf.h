@@ -329,6 +329,13 @@ static __always_inline void gov_busy_begin(struct bpfgov_cpu_state *s, struct bp
 	flags = pol_busy_begin(s, c, now);
 	if (gap)
 		gov_tap(s, c, cpu, BPFGOV_EV_IDLE_GAP, 0, now, gap, 0);
+	/* A floor the loader held while this CPU slept (it never writes to
+	 * a sleeping CPU): a floor record now, which wakes the loader, so
+	 * the floor is applied as this CPU runs. */
+	if (s->floor_held) {
+		s->floor_held = 0;
+		flags |= POL_FLOOR;
+	}
 	gov_emit_flags(s, c, cpu, flags, now);
 }
 

@@ -153,7 +153,7 @@ struct bpfgov_cpu_state {
 	__u64 idle_since_ns;		/* start of the current idle period (0: busy) */
 	__u64 state_enter_ns;		/* cpu_idle entry time of cur_state */
 	__u64 pre_gap_busy_ns;		/* length of the busy run before the current idle */
-	__u32 pre_gap_target;		/* target when the current idle period began */
+	__u32 pre_gap_target;		/* target at the last busy end, that run included */
 	__u32 dec_seq;			/* decision records emitted (record seq) */
 	__u64 last_floor_ns;		/* time of the last floor change */
 	__u64 hold_until_ns;		/* gap memory ends here unless re-armed */
@@ -202,6 +202,11 @@ struct bpfgov_cpu_state {
 	__u32 pick_votes[BPFGOV_STATE_SLOTS];	/* ... of the idles whose evidence pointed at state k */
 	__u32 dwell_pending;		/* the last window voted to move: 1 deeper, 2 shallower */
 	__u32 vote_weight;		/* the current idle's vote: its length, ~us (ns >> 10) */
+	/* The loader's word (the one field it writes, through the mapping):
+	 * it holds a floor for this CPU while it sleeps; the busy run that
+	 * ends the sleep clears it and sends the loader a floor record, so
+	 * that the floor is applied now, not at the loader's next wake-up */
+	__u32 floor_held;
 	/* unnamed padding (not in BTF, not in `dump`) */
 	__u64 :64, :64;
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));

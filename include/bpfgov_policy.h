@@ -472,6 +472,20 @@ static __always_inline __u32 pol_busy_begin(struct bpfgov_cpu_state *s,
 	return pol_busy_eval(s, c, now, gap, young);
 }
 
+/* The level the gap memory arms from if a short gap follows a busy run
+ * ending at @now: the target that util gives with the open segment (this
+ * run, or the part of it past its last tick) included. The target of the
+ * last segment close predates a run shorter than a tick (4 ms: after a
+ * quiet second a 2 ms burst gives 640, the stale target 0). A run too short
+ * to arm anything keeps the closed target (no division on that path). */
+static __always_inline __u32 pol_gap_level(const struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c, __u64 now, __u64 run)
+{
+	if (!c->gap_hold_us || run < (__u64)c->gap_min_busy_us * POL_NS_PER_US)
+		return s->target;
+	return pol_max32(s->target, pol_target(c, pol_util_at(s, c, now, s->seg_busy_ns)));
+}
+
 /* A busy run ends, the CPU switches to its idle task. The floor is left as
  * it is: lowering it at idle entry is what strands a CPU at the minimum
  * after a short gap. */
@@ -480,7 +494,6 @@ static __always_inline __u32 pol_busy_end(struct bpfgov_cpu_state *s,
 {
 	__u64 run;
 
-	(void)c;
 	if (!s->busy)
 		return 0;
 	run = now > s->busy_since_ns ? now - s->busy_since_ns : 0;
@@ -491,7 +504,7 @@ static __always_inline __u32 pol_busy_end(struct bpfgov_cpu_state *s,
 	s->seg_busy_ns += pol_open_busy(s, now);
 	s->busy_ns += run;
 	s->pre_gap_busy_ns = run;
-	s->pre_gap_target = s->target;
+	s->pre_gap_target = pol_gap_level(s, c, now, run);
 	s->busy = 0;
 	s->busy_since_ns = 0;
 	s->idle_since_ns = now;

@@ -294,7 +294,8 @@ seed_cppc_standins() { # DIR
 #   intel-active intel-passive amd-active amd-guided acpi nocpufreq
 #   lockdown (intel active, lockdown [integrity]) allow-off (msr.allow_writes=off)
 # cpufreq: 800000..4000000 kHz, scaling_min_freq 800000, EPP
-# balance_performance, governor powersave (performance with GOVERNOR=...).
+# balance_performance, governor powersave (performance with GOVERNOR=...);
+# intel_pstate/hwp_dynamic_boost 0 (1 with DYNBOOST=1).
 PLAT_MIN_KHZ=800000
 seed_platform() { # DIR KIND
 	local d=$1 kind=$2 c vendor=GenuineIntel fam=6 model=151 flags drv= mode= f zone zname
@@ -349,6 +350,7 @@ seed_platform() { # DIR KIND
 	[ "$drv" = intel_pstate ] || [ "$drv" = intel_cpufreq ] && {
 		mkdir -p "$d/sys/devices/system/cpu/intel_pstate"
 		echo "$mode" >"$d/sys/devices/system/cpu/intel_pstate/status"
+		echo "${DYNBOOST:-0}" >"$d/sys/devices/system/cpu/intel_pstate/hwp_dynamic_boost"
 	}
 	case $drv in amd-pstate*)
 		mkdir -p "$d/sys/devices/system/cpu/amd_pstate"

@@ -6,7 +6,8 @@
  * performance, balanced -> left as found (act_epp_for_profile(), in
  * actuate.c). A knob like the others: the
  * original is journaled before the first write, re-asserted when the
- * driver rewrites it, restored byte-exact.
+ * driver rewrites it, restored byte-exact. Every EPP write of bpfgov's is
+ * followed by the floor's re-assert (epp_floor_back).
  *
  * Under the cpufreq governor `performance` the driver locks EPP (intel_pstate
  * refuses any other value than "performance"): skipped with one line.
@@ -65,6 +66,29 @@ static const char *epp_blocked(const struct act_env *e, int cpu, char *buf, size
 	return NULL;
 }
 
+/*
+ * intel_pstate (active) writes HWP_REQUEST from its cached copy when EPP
+ * changes, within the sysfs write (amd-pstate likewise CPPC_REQ): its
+ * cached min, not bpfgov's. So after bpfgov's own EPP write the floor is
+ * put back at once (its min field alone, into the driver's fields), not
+ * at the next re-assert up to a second later. The driver's write already
+ * reached the CPU: this adds no wake-up.
+ */
+static void epp_floor_back(struct act_env *e, struct act_cpu *c)
+{
+	int r;
+
+	if (!c->has_floor || !c->floor.path || e->ke.dry_run)
+		return;
+	r = knob_reassert(&e->ke, &c->floor);
+	if (r < 0) {
+		c->errors++;
+		return;
+	}
+	c->writes += r;
+	c->reasserts += r;
+}
+
 int epp_apply(struct act_env *e)
 {
 	char why[320];
@@ -85,6 +109,8 @@ int epp_apply(struct act_env *e)
 			continue;
 		r = knob_file_set(&e->ke, &c->epp, e->epp, &wrote);
 		c->writes += wrote;
+		if (wrote)
+			epp_floor_back(e, c);
 		if (r) {
 			c->errors++;
 			if (!err)
@@ -121,10 +147,13 @@ int epp_set(struct act_env *e, const char *epp)
 	e->epp = dup;
 	if (!e->epp) {
 		for (int i = 0; i < e->nr_cpus; i++) {
+			bool was = e->cpus[i].epp.written;
 			int r = knob_restore(&e->cpus[i].epp);
 
 			if (r && !err)
 				err = r;
+			if (was)
+				epp_floor_back(e, &e->cpus[i]);
 		}
 		return err;
 	}

@@ -98,19 +98,61 @@ static __u32 msr_capped(const struct knob *k, __u64 cur, __u32 want)
 	return max && want > max ? max : want;
 }
 
-int knob_msr_set(const struct knob_env *e, struct knob *k, __u32 want, bool *wrote)
+/*
+ * Note the driver's fields in @cur, a fresh read of the register: the
+ * other fields than ours. While our write stands, a change of them since
+ * the last read, or our min gone, is a rewrite of the register by its
+ * driver (intel_pstate writes the whole register from its cache on every
+ * policy, limits and EPP change; amd-pstate likewise).
+ */
+static void msr_note_driver(struct knob *k, __u64 cur)
 {
-	char why[256];
-	__u64 cur, nv;
+	__u64 other = cur & ~(0xffULL << k->shift);
+
+	if (k->written && k->drv_known &&
+	    (other != k->drv_fields || field_get(cur, k->shift) != k->seen_field))
+		k->drv_rewrites++;
+	k->drv_fields = other;
+	k->drv_known = true;
+}
+
+/* Write @nv; a stand-in's write permission (the msr device's EPERM under
+ * lockdown) is checked until a write went through: one system call per
+ * floor change, not two. */
+static int msr_put(struct knob *k, __u64 nv)
+{
+	int err = msr_xfer(k->fd, k->is_file, k->msr, &nv, true, !k->written, NULL);
+
+	if (err == -EPERM) {
+		k->refused = true;	/* writes refused: the caller falls back, in one line */
+		return err;
+	}
+	if (err)
+		pr_warn("%s: cannot write MSR %#x of cpu %d: %s\n", k->path,
+			k->msr, k->cpu, err == -EIO ? "short write" : strerror(-err));
+	return err;
+}
+
+/*
+ * Our min into the register whose value was @cur a moment ago. Between
+ * that read and the write the register is not ours: a change the driver
+ * makes there is overwritten by the write, and the write is not atomic
+ * (two operations, each an IPI to the CPU). So the register is read back:
+ * where it is not what was written, the driver wrote it meanwhile, and
+ * its fields are taken, with our min, in one more write (never more: a
+ * driver that keeps writing owns the register until the next re-assert).
+ * The first write's save, or its mark where the original was saved
+ * ahead (a journal record, synced), takes longest: the register is read
+ * again after it.
+ */
+static int msr_set_from(const struct knob_env *e, struct knob *k, __u64 cur, __u32 want,
+			bool *wrote)
+{
+	__u64 nv, back;
 	__u32 nmin;
 	int err;
 
 	*wrote = false;
-	err = msr_read_why(k->fd, k->is_file, k->path, k->msr, &cur, why, sizeof(why));
-	if (err) {
-		pr_warn("%s\n", why);
-		return err;
-	}
 	nmin = msr_capped(k, cur, want);
 	k->want_field = want;
 	if (e->dry_run) {
@@ -126,39 +168,76 @@ int knob_msr_set(const struct knob_env *e, struct knob *k, __u32 want, bool *wro
 		*wrote = true;
 		return 0;
 	}
+	msr_note_driver(k, cur);
 	nv = field_set(cur, k->shift, nmin);
+	if (nv != cur && !(k->saved && k->marked)) {	/* first write: saved, or marked */
+		err = knob_save_original(e, k, cur, NULL, 0);
+		if (err) {
+			pr_warn("%s: saving the original of MSR %#x failed: %s\n",
+				k->path, k->msr, strerror(-err));
+			return err;
+		}
+		err = msr_read(k->fd, k->is_file, k->msr, &cur);
+		if (err)
+			goto read_failed;
+		msr_note_driver(k, cur);
+		nmin = msr_capped(k, cur, want);
+		nv = field_set(cur, k->shift, nmin);
+	}
 	if (nv == cur) {
 		if (k->written)
 			k->seen_field = nmin;
 		return 0;
 	}
-	err = knob_save_original(e, k, cur, NULL, 0);
-	if (err) {
-		pr_warn("%s: saving the original of MSR %#x failed: %s\n",
-			k->path, k->msr, strerror(-err));
+	err = msr_put(k, nv);
+	if (err)
 		return err;
-	}
-	/* A stand-in's write permission (the msr device's EPERM under
-	 * lockdown) is checked until a write went through: one system call
-	 * per floor change, not two. */
-	err = msr_xfer(k->fd, k->is_file, k->msr, &nv, true, !k->written, NULL);
-	if (err == -EPERM) {
-		k->refused = true;	/* writes refused: the caller falls back, in one line */
-		return err;
-	}
-	if (err) {
-		pr_warn("%s: cannot write MSR %#x of cpu %d: %s\n", k->path,
-			k->msr, k->cpu, err == -EIO ? "short write" : strerror(-err));
-		return err;
-	}
 	k->written = true;
 	*wrote = true;
+	k->seen_field = nmin;
 	pr_debug("cpu %d: MSR %#x min %u -> %u\n", k->cpu, k->msr,
 		 field_get(cur, k->shift), nmin);
 	/* The request register holds what was written (the hardware clamps
-	 * the granted performance, not the request): no read-back. */
+	 * the granted performance, not the request). */
+	err = msr_read(k->fd, k->is_file, k->msr, &back);
+	if (err)
+		goto read_failed;
+	if (back == nv)
+		return 0;
+	k->drv_rewrites++;
+	k->drv_races++;
+	k->drv_fields = back & ~(0xffULL << k->shift);
+	nmin = msr_capped(k, back, want);
+	nv = field_set(back, k->shift, nmin);
+	pr_debug("cpu %d: MSR %#x rewritten by its driver during our write (%#llx): "
+		 "its fields kept, min %u again\n", k->cpu, k->msr,
+		 (unsigned long long)back, nmin);
+	if (nv != back) {
+		err = msr_put(k, nv);
+		if (err)
+			return err;
+	}
 	k->seen_field = nmin;
 	return 0;
+read_failed:
+	pr_warn("%s: cannot read MSR %#x of cpu %d back: %s\n", k->path, k->msr, k->cpu,
+		err == -EIO ? "short read" : strerror(-err));
+	return err;
+}
+
+int knob_msr_set(const struct knob_env *e, struct knob *k, __u32 want, bool *wrote)
+{
+	char why[256];
+	__u64 cur;
+	int err;
+
+	*wrote = false;
+	err = msr_read_why(k->fd, k->is_file, k->path, k->msr, &cur, why, sizeof(why));
+	if (err) {
+		pr_warn("%s\n", why);
+		return err;
+	}
+	return msr_set_from(e, k, cur, want, wrote);
 }
 
 int read_norm(const char *path, char *buf, size_t size)
@@ -418,11 +497,15 @@ int knob_reassert(const struct knob_env *e, struct knob *k)
 				err == -EIO ? "short read" : strerror(-err));
 			return err;
 		}
-		if (field_get(cur, k->shift) == k->seen_field)
+		/* Our field alone is compared and put back; the driver's
+		 * fields are its own (counted when it rewrote them). */
+		if (field_get(cur, k->shift) == k->seen_field) {
+			msr_note_driver(k, cur);
 			return 0;
+		}
 		pr_debug("cpu %d: MSR %#x min changed behind us (%u, ours %u)\n",
 			 k->cpu, k->msr, field_get(cur, k->shift), k->seen_field);
-		err = knob_msr_set(e, k, k->want_field, &wrote);
+		err = msr_set_from(e, k, cur, k->want_field, &wrote);
 	} else {
 		char now[KNOB_TEXT], want[KNOB_TEXT];
 

@@ -86,6 +86,12 @@ struct knob {
 	bool refused;		/* is_msr: the kernel refused a write (EPERM) */
 	__u32 want_field;	/* is_msr: target min, before the max cap */
 	__u32 seen_field;	/* is_msr: min field of our last write */
+	/* is_msr: the register's other fields (ours masked out) as the
+	 * driver last set them, from the last read; what a write must keep */
+	bool drv_known;
+	__u64 drv_fields;
+	__u64 drv_rewrites;	/* the driver rewrote the register under us */
+	__u64 drv_races;	/* ... between our write and its read-back: redone */
 	char want_text[KNOB_TEXT];	/* !is_msr: normalised */
 	char seen_text[KNOB_TEXT];	/* !is_msr: normalised read-back */
 };
@@ -109,11 +115,16 @@ int knob_check_writable(const struct knob_env *e, struct knob *k);
  * @wrote: a write was done (dry-run: would have been). */
 int knob_file_set(const struct knob_env *e, struct knob *k, const char *want, bool *wrote);
 /* Read-modify-write our field of an MSR knob to @want (uncapped target;
- * capped at the request's max field). EPERM: writes refused (k->refused). */
+ * capped at the request's max field), the other fields as the driver last
+ * set them: read back after the write, and where the driver changed the
+ * register meanwhile, its fields taken with our min and written again
+ * (once). EPERM: writes refused (k->refused). */
 int knob_msr_set(const struct knob_env *e, struct knob *k, __u32 want, bool *wrote);
 /* One knob's original, saved now (no write follows yet). */
 int knob_save_ahead(const struct knob_env *e, struct knob *k);
-/* Re-assert a written knob: 1 if rewritten (@wrote), 0 if fine, -errno. */
+/* Re-assert a written knob: 1 if rewritten (@wrote), 0 if fine, -errno.
+ * An MSR knob compares and rewrites its min field alone, and counts the
+ * driver's rewrites of the register (drv_rewrites). */
 int knob_reassert(const struct knob_env *e, struct knob *k);
 /* Put a written knob's original back; pending again after a failure. */
 int knob_restore(struct knob *k);

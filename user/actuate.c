@@ -679,9 +679,11 @@ int act_reassert_skip(struct actuator *a, const bool *skip)
 
 		if (skip && skip[i])
 			continue;
+		/* EPP first: the driver rewrites the request register
+		 * when EPP is written, so the floor comes after it. */
+		ks[n++] = &c->epp;
 		ks[n++] = &c->floor;
 		ks[n++] = &c->qos;
-		ks[n++] = &c->epp;
 		for (int k = 0; k < c->nr_disable; k++)
 			ks[n++] = &c->disable[k];
 		for (int j = 0; j < n; j++) {
@@ -754,6 +756,10 @@ int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out)
 	out->writes = c->writes;
 	out->reasserts = c->reasserts;
 	out->errors = c->errors;
+	if (c->has_floor && c->floor.is_msr) {
+		out->driver_rewrites = c->floor.drv_rewrites;
+		out->driver_races = c->floor.drv_races;
+	}
 	return 0;
 }
 

@@ -50,6 +50,10 @@ struct act_cpu_info {
 	__u64 writes;		/* successful writes */
 	__u64 reasserts;	/* rewrites after someone else changed the register */
 	__u64 errors;
+	__u64 driver_rewrites;	/* MSR floor: the driver rewrote the register under
+				 * bpfgov (seen by a read: before a write, its
+				 * read-back, a re-assert) */
+	__u64 driver_races;	/* ... of them, between a write and its read-back */
 };
 
 struct actuator;

@@ -38,62 +38,90 @@
 #include "util.h"
 #include "daemon.h"
 
-/* The exception to holding a floor for an idle CPU: a raise the policy
- * needs before its predicted wake-up (expected idle nearly over). */
-#define WAKE_LEAD_NS	2000000ull
-
 /* Idle now (cpu_state): no task runs and an idle period is open. */
 bool cpu_idle(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
 {
 	return !read_cpu(g, cpu, s) && !s->busy && s->idle_since_ns;
 }
 
-static bool raise_before_wake(const struct gov *g, __u32 cpu, __u32 floor,
-			      const struct bpfgov_cpu_state *s)
+/*
+ * Ask @cpu's next busy run for a floor record (cpu_state.floor_held,
+ * through the writable mapping; the short wake-up path's gate is closed,
+ * so that the wake-up takes the full path that sees it). Without the
+ * mapping, the floor waits for the loop's once-a-second check. Then the
+ * CPU's state again: false when it runs already (the record may have
+ * gone before the word was seen: apply now).
+ */
+static bool floor_hold(struct gov *g, __u32 cpu)
 {
-	struct act_cpu_info ai = {};
-	__u64 now = mono_ns();
+	struct bpfgov_cpu_state *m, s;
 
-	__u64 wake = s->idle_since_ns + s->expected_idle_ns;
+	if (!g->cpu_mm || cpu >= (__u32)g->nr_cpus)
+		return true;
+	m = (struct bpfgov_cpu_state *)((char *)g->cpu_mm + cpu * CPU_STATE_STRIDE);
+	__atomic_store_n(&m->floor_held, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&m->fast_until_ns, 0, __ATOMIC_SEQ_CST);
+	return cpu_idle(g, cpu, &s);
+}
 
-	if (!s->expected_idle_ns || act_cpu_info(g->act, cpu, &ai) || floor <= ai.last_floor)
-		return false;
-	/* predicted to wake within the lead; past its prediction it is no
-	 * longer a predicted wake, and the raise waits like the rest */
-	return now < wake && now + WAKE_LEAD_NS >= wake;
+/*
+ * Whether a write made between @t0 and @t1 reached @cpu idle, from its
+ * state read after the write: 2 when it slept through the whole write
+ * (idle since before @t0), 1 when it may have (idle since within the
+ * write, or running since after @t0: idle at @t0), 0 when it ran
+ * throughout. A CPU that slept at any moment of the write is never
+ * missed, whatever the timing of the reads.
+ */
+static int write_hit_idle(const struct gov *g, __u32 cpu, __u64 t0, __u64 t1)
+{
+	struct bpfgov_cpu_state t;
+
+	if (read_cpu(g, cpu, &t))
+		return 0;
+	if (!t.busy && t.idle_since_ns)
+		return t.idle_since_ns <= t0 ? 2 : t.idle_since_ns < t1;
+	return t.busy_since_ns > t0;
 }
 
 /*
  * No wake-ups by actuation: an MSR write and a cpufreq limit change run on
- * the target CPU (an IPI). A floor for a CPU that sleeps waits until it runs
- * again (its own events, or the loop's check, apply it); only a raise
- * needed before a predicted wake goes through. Writes that still reached
- * an idle CPU are counted. 1 when the floor is held, 0 when applied.
+ * the target CPU (an IPI). A floor for a CPU that sleeps is never sent
+ * to it: it waits until the CPU runs again, when the busy run's floor
+ * record (floor_hold) wakes the loader. Writes that may still have reached
+ * an idle CPU (it fell asleep between the test and the write) are counted
+ * (write_hit_idle). 1 when the floor is held, 0 when applied.
  */
 int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
 {
 	struct bpfgov_cpu_state s;
 	/* running here, the loader keeps its own CPU busy: no map lookup */
-	bool idle = (__u32)sched_getcpu() != cpu && cpu_idle(g, cpu, &s), prewake = false;
-	__u64 w0 = act_writes(g->act, cpu);
+	bool self = (__u32)sched_getcpu() == cpu;
+	__u64 w0 = act_writes(g->act, cpu), t0;
 	int err;
 
-	if (idle && !(prewake = raise_before_wake(g, cpu, floor, &s))) {
-		g->pend[cpu] = true;
+	if (!self && cpu_idle(g, cpu, &s)) {
 		g->pend_floor[cpu] = floor;
-		g->deferred++;
-		return 1;
+		if (!g->pend[cpu])
+			g->deferred++;
+		g->pend[cpu] = true;
+		if (floor_hold(g, cpu))
+			return 1;
 	}
+	g->held_applied += g->pend[cpu];
 	g->pend[cpu] = false;
+	t0 = mono_ns();
 	err = act_set_floor(g->act, cpu, floor);
-	if (idle && act_writes(g->act, cpu) != w0) {
-		g->idle_cpu_writes++;
-		g->prewake_raises += prewake;
+	if (!self && act_writes(g->act, cpu) != w0) {
+		int hit = write_hit_idle(g, cpu, t0, mono_ns());
+
+		g->idle_cpu_writes += hit == 2;
+		g->idle_cpu_writes_maybe += hit == 1;
 	}
 	return err;
 }
 
-/* Held floors of CPUs that run again. */
+/* Held floors of CPUs that run again (the loop's check, and a CPU's own
+ * pick record). */
 void floor_flush(struct gov *g)
 {
 	struct bpfgov_cpu_state s;
@@ -120,9 +148,19 @@ int on_decision(void *ctx, void *data, size_t size)
 		g->floor_dec++;
 		if (g->o->no_floor)
 			return 0;
+		bool held = g->pend[e->cpu];
+
 		err = floor_apply(g, e->cpu, e->floor);
 		if (err > 0)
 			return 0;	/* held for a sleeping CPU: not a write now */
+		if (held && !err && !g->pend[e->cpu]) {
+			/* from the record (the CPU's wake-up, or a newer
+			 * decision) to the floor in place */
+			__u64 d = mono_ns() - e->ts_ns;
+
+			g->held_wake_ns_max = d > g->held_wake_ns_max ? d : g->held_wake_ns_max;
+			g->held_wake_2ms += d <= 2000000ull;
+		}
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
 		if (g->pend[e->cpu] && !g->o->no_floor)	/* the CPU's own event */

@@ -87,8 +87,13 @@ struct gov {
 	bool *pend;			/* a floor waits until the CPU runs */
 	__u32 *pend_floor;
 	bool *idle_now;			/* scratch: CPUs idle at the re-assert */
-	__u64 idle_cpu_writes;		/* floor writes that reached an idle CPU */
-	__u64 prewake_raises;		/* ... of which raises before a predicted wake */
+	__u64 idle_cpu_writes;		/* floor writes that reached an idle CPU (it slept
+					 * through the write: write_hit_idle) */
+	__u64 idle_cpu_writes_maybe;	/* ... that may have: it fell asleep or woke
+					 * within the write */
+	__u64 held_applied;		/* held floors applied once their CPU ran */
+	__u64 held_wake_2ms;		/* ... by its record, within 2 ms of it */
+	__u64 held_wake_ns_max;		/* ... the longest time from the record */
 	__u64 deferred;			/* floor changes held for an idle CPU */
 	/* resume and hotplug (platform_watch) */
 	char online[256];		/* devices/system/cpu/online, last seen */

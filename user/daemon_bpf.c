@@ -136,7 +136,8 @@ static void map_cpu_state(struct gov *g)
 	void *p;
 
 	len = (len + pg - 1) / pg * pg;
-	p = mmap(NULL, len, PROT_READ, MAP_SHARED, g->cpu_fd, 0);
+	/* writable for floor_held alone (floor_hold(), apply.c) */
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, g->cpu_fd, 0);
 	if (p == MAP_FAILED) {
 		pr_debug("cpu_state not mapped (%s): reading it by lookup\n", strerror(errno));
 		return;

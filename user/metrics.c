@@ -118,6 +118,8 @@ void met_update_actuator(struct met_shared *m, const struct actuator *a)
 		__atomic_store_n(&m->cpu[cpu].writes, ai.writes, __ATOMIC_RELAXED);
 		__atomic_store_n(&m->cpu[cpu].reasserts, ai.reasserts, __ATOMIC_RELAXED);
 		__atomic_store_n(&m->cpu[cpu].errors, ai.errors, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->cpu[cpu].driver_rewrites, ai.driver_rewrites,
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&m->cpu[cpu].hw_min, ai.hw_min, __ATOMIC_RELAXED);
 		__atomic_store_n(&m->cpu[cpu].online, ai.online, __ATOMIC_RELAXED);
 	}
@@ -289,6 +291,7 @@ static double v_act(const struct ctx *c, __u32 cpu, const void *arg)
 	case 0: return LOAD(mc->writes);
 	case 1: return LOAD(mc->reasserts);
 	case 2: return LOAD(mc->errors);
+	case 3: return LOAD(mc->driver_rewrites);
 	}
 	return 0;
 }
@@ -449,6 +452,9 @@ static void render_actuation(struct ctx *c)
 	per_cpu(c, "bpfgov_actuation_reasserts_total", NULL, v_act, (void *)1);
 	family(c, "bpfgov_actuation_errors", "counter", "Writes that failed.");
 	per_cpu(c, "bpfgov_actuation_errors_total", NULL, v_act, (void *)2);
+	family(c, "bpfgov_actuation_driver_rewrites", "counter",
+	       "Rewrites of the floor register (HWP_REQUEST, CPPC_REQ) by its driver under bpfgov.");
+	per_cpu(c, "bpfgov_actuation_driver_rewrites_total", NULL, v_act, (void *)3);
 	if (!c->m)
 		return;
 	family(c, "bpfgov_actuation_latency_seconds", "histogram",

@@ -24,7 +24,7 @@
 
 #define GOV_METRICS_FILE	"metrics"	/* in the run directory, 0600 */
 #define MET_MAGIC		0x4d564f47u	/* "GOVM" */
-#define MET_VERSION		1
+#define MET_VERSION		2
 #define MET_LAT_BUCKETS		13		/* finite upper bounds, see metrics.c */
 #define MET_NAME_LEN		32
 
@@ -38,6 +38,7 @@ struct met_cpu {
 	__u64 writes;		/* successful actuation writes */
 	__u64 reasserts;
 	__u64 errors;
+	__u64 driver_rewrites;	/* the driver rewrote the floor register under bpfgov */
 	__u32 hw_min;		/* applied min: backend units (kHz for cpufreq) */
 	__u32 online;
 };

@@ -14,8 +14,12 @@
  *   a raw write is overwritten within milliseconds, so the floor goes
  *   through the driver's own per-CPU scaling_min_freq;
  * - intel_pstate active (driver intel_pstate) and amd-pstate active
- *   (amd-pstate-epp) write the register only on limit changes, resume, CPU
- *   online and (Intel) dynamic boost: the MSR is usable, with re-assertion;
+ *   (amd-pstate-epp) write the register only on limit changes, resume and
+ *   CPU online: the MSR is usable, its min field alone, with re-assertion;
+ * - but intel_pstate active with hwp_dynamic_boost on raises the min field
+ *   itself on I/O wake-ups and puts its own back after: two owners of one
+ *   field, so the floor goes through scaling_min_freq as in passive mode
+ *   (the boost then starts from bpfgov's floor);
  * - any other cpufreq driver (acpi-cpufreq, ...) is talked to through
  *   scaling_min_freq; with no cpufreq driver, nothing else writes the MSR.
  */
@@ -168,6 +172,9 @@ int plat_probe(struct platform *p, const struct plat_roots *r)
 	       "%s/devices/system/cpu/intel_pstate/status", sys))
 		rd(p->pstate_mode, sizeof(p->pstate_mode),
 		   "%s/devices/system/cpu/amd_pstate/status", sys);
+	p->hwp_dynamic_boost =
+		!rd(buf, sizeof(buf), "%s/devices/system/cpu/intel_pstate/hwp_dynamic_boost", sys) &&
+		!strcmp(buf, "1");
 	rd(p->cpufreq_governor, sizeof(p->cpufreq_governor),
 	   "%s/devices/system/cpu/cpu0/cpufreq/scaling_governor", sys);
 	p->epp = !rd(p->epp_now, sizeof(p->epp_now),
@@ -221,6 +228,11 @@ const char *plat_msr_owner(const struct platform *p, char *buf, size_t n)
 
 	if (is(drv, "none"))
 		return NULL;
+	if (is(drv, "intel_pstate") && (is(mode, "active") || !*mode) && p->hwp_dynamic_boost) {
+		snprintf(buf, n, "intel_pstate hwp_dynamic_boost raises HWP_REQUEST.min "
+			 "on I/O wake-ups");
+		return buf;
+	}
 	if (is(drv, "intel_pstate") && (is(mode, "active") || !*mode))
 		return NULL;
 	if (is(drv, "amd-pstate-epp") && (is(mode, "active") || !*mode))
@@ -266,10 +278,11 @@ void plat_summary(const struct platform *p, char *buf, size_t n)
 	char t[32];
 
 	plat_taint_letters(p->taint, t, sizeof(t));
-	snprintf(buf, n, "%s family %d model %d; cpufreq %s%s%s%s%s; EPP %s; msr %s%s%s; "
+	snprintf(buf, n, "%s family %d model %d; cpufreq %s%s%s%s%s%s; EPP %s; msr %s%s%s; "
 		 "lockdown %s; taint %s; cpuidle %s/%s",
 		 p->vendor, p->family, p->model, p->cpufreq_driver,
 		 *p->pstate_mode ? " " : "", p->pstate_mode,
+		 p->hwp_dynamic_boost ? " (hwp_dynamic_boost)" : "",
 		 *p->cpufreq_governor ? ", governor " : "", p->cpufreq_governor,
 		 p->epp ? (*p->epp_now ? p->epp_now : "offered") : "not offered",
 		 p->msr_driver ? (p->msr_standin ? "stand-in" : "driver") : "no driver",

@@ -38,6 +38,8 @@ struct platform {
 	/* cpufreq */
 	char cpufreq_driver[PLAT_STR];	/* cpu0's scaling_driver, "none" */
 	char pstate_mode[PLAT_STR];	/* intel_pstate/ or amd_pstate/status, "" */
+	bool hwp_dynamic_boost;		/* intel_pstate/hwp_dynamic_boost is 1: the
+					 * driver raises HWP_REQUEST.min itself */
 	char cpufreq_governor[PLAT_STR];	/* cpu0's scaling_governor, "" */
 	bool epp;			/* cpu0 has energy_performance_preference */
 	char epp_now[PLAT_STR];		/* its value, "" */
@@ -71,9 +73,9 @@ int plat_probe(struct platform *p, const struct plat_roots *r);
 bool plat_msr_amd(const struct platform *p);
 
 /* Who owns the MSR's min field: NULL when nobody rewrites it on its own
- * updates (intel_pstate active, amd-pstate active, no cpufreq driver),
- * else a short reason ("intel_pstate passive mode rewrites HWP_REQUEST.min
- * on every update"). */
+ * updates (intel_pstate active without hwp_dynamic_boost, amd-pstate
+ * active, no cpufreq driver), else a short reason ("intel_pstate passive
+ * mode rewrites HWP_REQUEST.min on every update"). */
 const char *plat_msr_owner(const struct platform *p, char *buf, size_t n);
 /* Why MSR writes are refused: NULL when permitted, else the reason
  * ("kernel lockdown (integrity)", "msr.allow_writes=off"). */

@@ -54,6 +54,8 @@ static void probe_text(const struct platform *p, const struct plat_roots *r,
 	printf("cpufreq        driver %s", p->cpufreq_driver);
 	if (*p->pstate_mode)
 		printf(", mode %s", p->pstate_mode);
+	if (p->hwp_dynamic_boost)
+		printf(", hwp_dynamic_boost on");
 	if (*p->cpufreq_governor)
 		printf(", governor %s", p->cpufreq_governor);
 	printf("\n");
@@ -109,6 +111,7 @@ void plat_json_fields(json_writer_t *w, const struct platform *p, const char *ms
 	jsonw_start_object(w);
 	jsonw_string_field(w, "driver", p->cpufreq_driver);
 	jsonw_string_field(w, "mode", *p->pstate_mode ? p->pstate_mode : NULL);
+	jsonw_bool_field(w, "hwp_dynamic_boost", p->hwp_dynamic_boost);
 	jsonw_string_field(w, "governor", *p->cpufreq_governor ? p->cpufreq_governor : NULL);
 	jsonw_bool_field(w, "epp", p->epp);
 	jsonw_string_field(w, "epp_now", p->epp ? p->epp_now : NULL);

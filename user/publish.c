@@ -90,11 +90,18 @@ static void lat_json(json_writer_t *w, const struct gov *g, struct lat_ring *r)
 static void write_status_json(struct gov *g, FILE *f)
 {
 	json_writer_t *w = jsonw_new(f);
+	__u64 drv_rewrites = 0, drv_races = 0;
 	struct act_cpu_info ai;
 	int cpu;
 
 	if (!w)
 		return;
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
+		memset(&ai, 0, sizeof(ai));
+		act_cpu_info(g->act, cpu, &ai);
+		drv_rewrites += ai.driver_rewrites;
+		drv_races += ai.driver_races;
+	}
 	jsonw_start_object(w);
 	jsonw_int_field(w, "pid", g->pid);
 	jsonw_string_field(w, "mode", mode_name(g->mode));
@@ -102,9 +109,14 @@ static void write_status_json(struct gov *g, FILE *f)
 	jsonw_string_field(w, "backend_reason", act_reason(g->act));
 	jsonw_bool_field(w, "taints_kernel", act_taints(g->act));
 	jsonw_uint_field(w, "idle_cpu_writes", g->idle_cpu_writes);
-	jsonw_uint_field(w, "prewake_raises", g->prewake_raises);
+	jsonw_uint_field(w, "idle_cpu_writes_maybe", g->idle_cpu_writes_maybe);
+	jsonw_uint_field(w, "held_applied_at_wake", g->held_applied);
+	jsonw_uint_field(w, "held_applied_within_2ms", g->held_wake_2ms);
+	jsonw_float_field_fmt(w, "held_apply_max_us", "%.1f", g->held_wake_ns_max / 1000.0);
 	jsonw_uint_field(w, "deferred_floor_changes", g->deferred);
 	jsonw_uint_field(w, "reapplies", g->reapplies);
+	jsonw_uint_field(w, "floor_driver_rewrites", drv_rewrites);
+	jsonw_uint_field(w, "floor_driver_races", drv_races);
 	jsonw_string_field(w, "epp", act_epp(g->act));
 	status_platform(w, g);
 	jsonw_bool_field(w, "dry_run", g->o->dry_run);
@@ -148,6 +160,8 @@ static void write_status_json(struct gov *g, FILE *f)
 		jsonw_uint_field(w, "writes", ai.writes);
 		jsonw_uint_field(w, "reasserts", ai.reasserts);
 		jsonw_uint_field(w, "errors", ai.errors);
+		jsonw_uint_field(w, "driver_rewrites", ai.driver_rewrites);
+		jsonw_uint_field(w, "driver_races", ai.driver_races);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);

@@ -329,11 +329,15 @@ static void status_actuator(const char *act)
 	printf("decision to write: p50 %.1f us, p99 %.1f us, max %.1f us (%llu samples)\n",
 	       status_float(act, "p50"), status_float(act, "p99"), status_float(act, "max"),
 	       status_num(act, "samples"));
-	printf("writes that reached an idle CPU: %llu (raises before a predicted wake %llu), "
-	       "floor changes held for idle CPUs: %llu\n",
-	       status_num(act, "idle_cpu_writes"), status_num(act, "prewake_raises"),
-	       status_num(act, "deferred_floor_changes"));
+	printf("writes that reached an idle CPU: %llu (and %llu that may have: it slept or woke "
+	       "within the write)\n",
+	       status_num(act, "idle_cpu_writes"), status_num(act, "idle_cpu_writes_maybe"));
+	printf("floor changes held for idle CPUs: %llu (applied as their CPU ran: %llu)\n",
+	       status_num(act, "deferred_floor_changes"), status_num(act, "held_applied_at_wake"));
 	printf("re-applies after online/resume: %llu\n", status_num(act, "reapplies"));
+	printf("floor register rewritten by its driver under bpfgov: %llu "
+	       "(during a write of ours, its fields kept and our min written again: %llu)\n",
+	       status_num(act, "floor_driver_rewrites"), status_num(act, "floor_driver_races"));
 	if (status_str(act, "platform_summary", plat, sizeof(plat)))
 		status_wrapped("platform", plat);
 }

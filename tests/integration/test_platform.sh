@@ -76,7 +76,7 @@ for kind in intel-passive lockdown; do
 	m=$(cat "$CPU1_MIN")
 	sleep 3		# steady: cpu1 busy to the end, then everything quiet
 	w1=$(status_get .actuator.idle_cpu_writes)
-	diag "$kind: idle_cpu_writes $w0 -> $w1, prewake raises $(status_get .actuator.prewake_raises), held $(status_get .actuator.deferred_floor_changes)"
+	diag "$kind: idle_cpu_writes $w0 -> $w1, held applied at wake $(status_get .actuator.held_applied_at_wake), held $(status_get .actuator.deferred_floor_changes)"
 	check "$kind: cpu1 scaling_min_freq rose with load ($m > $PLAT_MIN_KHZ)" [ "$m" -gt "$PLAT_MIN_KHZ" ]
 	check "$kind: MSR stand-in bytes unchanged while running" msr_same
 	is "$kind: steady state (busy, then quiet): no floor write reached an idle CPU" "$((w1 - w0))" 0
@@ -85,6 +85,33 @@ for kind in intel-passive lockdown; do
 	check "$kind: sysfs restored byte-exact" sys_same
 	check "$kind: MSR stand-in bytes unchanged after" msr_same
 done
+
+# 4b. intel_pstate active with hwp_dynamic_boost on: the driver moves the
+#     min field itself, so the floor goes through scaling_min_freq as in
+#     passive mode; a forced intel-hwp is refused; the MSR is never written.
+DYNBOOST=1 seed_platform "$P" intel-active
+snapshot
+out=$("$GOV" probe --json $(plat_roots "$P"))
+is "dynamic boost: probe sees it" "$(echo "$out" | jq -r .cpufreq.hwp_dynamic_boost)" true
+is "dynamic boost: probe picks cpufreq" "$(echo "$out" | jq -r .backend)" cpufreq
+check "dynamic boost: probe text says why" bash -c \
+	"'$GOV' probe $(plat_roots "$P") | grep -q '^floor backend  cpufreq: intel_pstate hwp_dynamic_boost raises HWP_REQUEST.min on I/O wake-ups'"
+unchanged() { msr_same && sys_same; }
+expect_fail "dynamic boost: --backend intel-hwp refused in one line, nothing changed" 1 \
+	"refused: intel_pstate hwp_dynamic_boost.*(use --backend cpufreq)" \
+	start --backend intel-hwp $(plat_roots "$P") --duration 2
+unchanged() { true; }
+check "dynamic boost: start comes up" gov_start $(plat_roots "$P") --no-idle --duration 6
+check "dynamic boost: one reason line at start" \
+	grep -q "floor backend cpufreq: intel_pstate hwp_dynamic_boost raises HWP_REQUEST.min on I/O wake-ups; per-CPU scaling_min_freq" "$GOV_LOG"
+bg taskset -c 1 "$WORK" spin --cpu 1 --duration 3.5
+sleep 2.5
+m=$(cat "$CPU1_MIN")
+check "dynamic boost: cpu1 scaling_min_freq rose with load ($m > $PLAT_MIN_KHZ)" [ "$m" -gt "$PLAT_MIN_KHZ" ]
+check "dynamic boost: MSR stand-in bytes unchanged while running" msr_same
+gov_wait
+is "dynamic boost: start exits 0" "$GOV_RC" 0
+check "dynamic boost: sysfs restored byte-exact" sys_same
 
 # 5. intel_pstate active: HWP_REQUEST, and the taint note once.
 seed_platform "$P" intel-active

@@ -461,18 +461,30 @@ static void test_hwp_restore_exact(void **state)
 	free(b1);
 }
 
+/* Stand-ins of @b's registers for CPUs 0 and 1, opened for floors alone. */
+static struct actuator *open_floors(struct env *e, enum act_backend b)
+{
+	struct act_opts o = opts(e, b);
+	struct actuator *a;
+
+	for (int c = 0; c < 2; c++) {
+		if (b == ACT_AMD_CPPC)
+			seed_amd(e, c);
+		else
+			seed_intel(e, c);
+	}
+	o.idle = false;
+	assert_int_equal(act_open(&a, &o), 0);
+	return a;
+}
+
 static void test_hwp_reassert(void **state)
 {
 	struct env *e = *state;
-	struct act_opts o = opts(e, ACT_INTEL_HWP);
+	struct actuator *a = open_floors(e, ACT_INTEL_HWP);
 	struct act_cpu_info ci;
-	struct actuator *a;
 	__u64 ext, v;
 
-	seed_intel(e, 0);
-	seed_intel(e, 1);
-	o.idle = false;
-	assert_int_equal(act_open(&a, &o), 0);
 	assert_int_equal(act_set_floor(a, 0, 1024), 0);
 	assert_int_equal(act_reassert(a), 0);
 	/* intel_pstate-style rewrite: its own min and a new EPP */
@@ -815,18 +827,21 @@ static void test_amd_layout(void **state)
 	free(b0);
 }
 
-static void seed_cpufreq(struct env *e, int cpu)
+/* One of @cpu's cpufreq files. */
+static void cpufreq_put(struct env *e, int cpu, const char *file, const char *text)
 {
 	char r[128];
 
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/cpuinfo_min_freq", cpu);
-	sys_put(e, r, "800000\n");
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/cpuinfo_max_freq", cpu);
-	sys_put(e, r, "3200000\n");
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/scaling_min_freq", cpu);
-	sys_put(e, r, "800000\n");
-	snprintf(r, sizeof(r), "cpu%d/cpufreq/scaling_max_freq", cpu);
-	sys_put(e, r, "3200000\n");
+	snprintf(r, sizeof(r), "cpu%d/cpufreq/%s", cpu, file);
+	sys_put(e, r, text);
+}
+
+static void seed_cpufreq(struct env *e, int cpu)
+{
+	cpufreq_put(e, cpu, "cpuinfo_min_freq", "800000\n");
+	cpufreq_put(e, cpu, "cpuinfo_max_freq", "3200000\n");
+	cpufreq_put(e, cpu, "scaling_min_freq", "800000\n");
+	cpufreq_put(e, cpu, "scaling_max_freq", "3200000\n");
 }
 
 static void test_cpufreq(void **state)
@@ -1067,6 +1082,141 @@ static void test_save_hook(void **state)
 	assert_true(msr_get(e, 0, HWP_REQ) == HWP_REQ_VAL);
 }
 
+/* A driver (intel_pstate, amd-pstate) that rewrites its fields of the
+ * request register while bpfgov's first write saves its original (the
+ * journal's synced record: the widest window between bpfgov's read and its
+ * write). */
+struct drv_hook {
+	struct env *e;
+	__u32 msr;
+	__u64 val;		/* what the driver writes */
+	int calls;
+};
+
+static int drv_hook(void *ctx, const struct act_saved *s)
+{
+	struct drv_hook *d = ctx;
+
+	if (s->is_msr && s->msr == d->msr && !d->calls++)
+		msr_set(d->e, s->cpu, d->msr, d->val);
+	return 0;
+}
+
+/*
+ * The floor's write owns the min field alone: a driver's change of the
+ * other fields made between bpfgov's read and its write is kept, and so
+ * is one the re-assert finds (only the min field is compared and put
+ * back); the driver's rewrites are counted.
+ */
+static void test_hwp_driver_fields(void **state)
+{
+	struct env *e = *state;
+	/* the driver: max 35, EPP 0x40, desired 0 */
+	const __u64 drv = (HWP_REQ_VAL & ~0xffffff00ULL) | 35ULL << 8 | 0x40ULL << 24;
+	struct drv_hook d = { .e = e, .msr = HWP_REQ, .val = drv };
+	struct actuator *a = open_floors(e, ACT_INTEL_HWP);
+	struct act_cpu_info ci;
+	__u64 v, drv2;
+
+	act_set_save_hook(a, drv_hook, &d);
+	assert_int_equal(act_set_floor(a, 0, 1024), 0);
+	assert_int_equal(d.calls, 1);
+	v = msr_get(e, 0, HWP_REQ);
+	/* the driver's fields, our min (capped at the driver's max 35) */
+	assert_true(v == ((drv & ~0xffULL) | 35));
+	/* the driver changes EPP alone: nothing to write, a rewrite counted */
+	drv2 = (v & ~(0xffULL << 24)) | 0xc0ULL << 24;
+	msr_set(e, 0, HWP_REQ, drv2);
+	assert_int_equal(act_reassert(a), 0);
+	assert_true(msr_get(e, 0, HWP_REQ) == drv2);
+	assert_int_equal(act_cpu_info(a, 0, &ci), 0);
+	assert_int_equal(ci.driver_rewrites, 1);
+	assert_int_equal(ci.reasserts, 0);
+	/* the driver rewrites the whole register from its cache (its min 8,
+	 * max 38, EPP 0x80): our min back, every other field the driver's */
+	drv2 = (HWP_REQ_VAL & ~0xff00ULL) | 38ULL << 8;
+	msr_set(e, 0, HWP_REQ, drv2);
+	assert_int_equal(act_reassert(a), 1);
+	assert_true(msr_get(e, 0, HWP_REQ) == ((drv2 & ~0xffULL) | 38));
+	assert_int_equal(act_cpu_info(a, 0, &ci), 0);
+	assert_int_equal(ci.driver_rewrites, 2);
+	assert_int_equal(ci.reasserts, 1);
+	/* a floor change carries the driver's latest fields too */
+	drv2 = (msr_get(e, 0, HWP_REQ) & ~(0xffULL << 24)) | 0x11ULL << 24;
+	msr_set(e, 0, HWP_REQ, drv2);
+	assert_int_equal(act_set_floor(a, 0, 512), 0);
+	v = msr_get(e, 0, HWP_REQ);
+	assert_true((v & ~0xffULL) == (drv2 & ~0xffULL));
+	assert_int_equal(v & 0xff, 24);		/* 8 + round(32 * 512 / 1024) */
+	assert_int_equal(act_cpu_info(a, 0, &ci), 0);
+	assert_int_equal(ci.driver_rewrites, 3);
+	assert_int_equal(ci.driver_races, 0);
+	act_close(a);
+}
+
+/* The same on AMD's CPPC_REQ, whose min is bits 15:8 (max 7:0). */
+static void test_cppc_driver_fields(void **state)
+{
+	struct env *e = *state;
+	/* the driver: max 180, EPP 0x40 */
+	const __u64 drv = (CPPC_REQ_VAL & ~0xff0000ffULL) | 180ULL | 0x40ULL << 24;
+	struct drv_hook d = { .e = e, .msr = CPPC_REQ, .val = drv };
+	struct actuator *a = open_floors(e, ACT_AMD_CPPC);
+	struct act_cpu_info ci;
+	__u64 drv2;
+
+	act_set_save_hook(a, drv_hook, &d);
+	assert_int_equal(act_set_floor(a, 0, 512), 0);
+	/* min 105 (10 + round(190 * 512 / 1024)) into the driver's fields */
+	assert_true(msr_get(e, 0, CPPC_REQ) == ((drv & ~0xff00ULL) | 105ULL << 8));
+	drv2 = (CPPC_REQ_VAL & ~0xffULL) | 190ULL;	/* its min 10, max 190 */
+	msr_set(e, 0, CPPC_REQ, drv2);
+	assert_int_equal(act_reassert(a), 1);
+	assert_true(msr_get(e, 0, CPPC_REQ) == ((drv2 & ~0xff00ULL) | 105ULL << 8));
+	assert_int_equal(act_cpu_info(a, 0, &ci), 0);
+	assert_int_equal(ci.driver_rewrites, 1);
+	act_close(a);
+}
+
+/*
+ * bpfgov's own EPP write: intel_pstate rewrites HWP_REQUEST from its
+ * cached copy within it (its min, not bpfgov's). Here the driver's copy is
+ * in the register before the write (a stand-in file has no driver to do it
+ * during the write); after act_set_epp() returns, the floor is back, with
+ * no re-assert between: min bpfgov's, the driver's EPP 0x40 and max kept.
+ */
+static void test_epp_floor_back(void **state)
+{
+	struct env *e = *state;
+	const __u64 drv = (HWP_REQ_VAL & ~(0xffULL << 24)) | 0x40ULL << 24;
+	struct act_cpu_info ci;
+	struct actuator *a;
+
+	for (int c = 0; c < 2; c++) {
+		cpufreq_put(e, c, "energy_performance_preference", "balance_performance\n");
+		cpufreq_put(e, c, "energy_performance_available_preferences",
+			    "default performance balance_performance balance_power power\n");
+		cpufreq_put(e, c, "scaling_governor", "powersave\n");
+	}
+	a = open_floors(e, ACT_INTEL_HWP);
+	assert_int_equal(act_set_floor(a, 0, 1024), 0);
+	assert_int_equal(msr_get(e, 0, HWP_REQ) & 0xff, 40);
+	msr_set(e, 0, HWP_REQ, drv);			/* the driver's copy: min 8 */
+	assert_true(act_set_epp(a, "balance_power") > 0);
+	assert_string_equal(sys_get(e, "cpu0/cpufreq/energy_performance_preference"),
+			    "balance_power\n");
+	assert_true(msr_get(e, 0, HWP_REQ) == ((drv & ~0xffULL) | 40));
+	assert_int_equal(act_cpu_info(a, 0, &ci), 0);
+	assert_int_equal(ci.reasserts, 1);
+	/* and when the EPP goes back (profile balanced: left as found) */
+	msr_set(e, 0, HWP_REQ, drv);
+	assert_int_equal(act_set_epp(a, NULL), 0);
+	assert_string_equal(sys_get(e, "cpu0/cpufreq/energy_performance_preference"),
+			    "balance_performance\n");
+	assert_true(msr_get(e, 0, HWP_REQ) == ((drv & ~0xffULL) | 40));
+	act_close(a);
+}
+
 /* Originals saved ahead: every knob through the hook at once, none again
  * at its first write; one never written is left as someone else set it. */
 static void test_save_ahead(void **state)
@@ -1128,6 +1278,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_offline_and_missing_cpus, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_hook, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hwp_driver_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cppc_driver_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_epp_floor_back, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,6 +73,12 @@ static void test_plan_modes(void **state)
 	plan(&p, ACT_AUTO, 0, ACT_INTEL_HWP, "no cpufreq driver");
 	p.msr_driver = false;
 	plan(&p, ACT_AUTO, 0, ACT_CPUFREQ, "modprobe msr");
+	/* intel_pstate's dynamic boost moves the min field itself */
+	p = plat("GenuineIntel", "intel_pstate", "active");
+	p.hwp_dynamic_boost = true;
+	plan(&p, ACT_AUTO, 0, ACT_CPUFREQ, "hwp_dynamic_boost raises HWP_REQUEST.min");
+	plan(&p, ACT_INTEL_HWP, -EPERM, ACT_NONE,
+	     "--backend intel-hwp refused: intel_pstate hwp_dynamic_boost");
 	p = plat("GenuineIntel", "intel_pstate", "active");
 	snprintf(p.lockdown, sizeof(p.lockdown), "integrity");
 	plan(&p, ACT_AUTO, 0, ACT_CPUFREQ, "lockdown [integrity]");

@@ -893,16 +893,20 @@ static void test_gap_arms_hold(void **state)
 	pol_busy_begin(&m.s, &m.c, m.now);
 	assert_int_equal(m.s.hold_until_ns, m.now + 30 * MS);
 
-	/* a later short gap re-arms at the level before *that* gap (the hold
-	 * follows a periodic load down instead of keeping a past peak) and
-	 * pushes the end out */
-	m.s.target = 400;			/* pretend util dropped */
+	/* a later short gap re-arms at the level before *that* gap, that
+	 * run included (the hold follows a periodic load down instead of
+	 * keeping a past peak) and pushes the end out. Util dropped to 400:
+	 * the 2ms run (its segment all busy) moves it by
+	 * ceil(624 * 2 / (2 + 2)) = 312 to 712, pre_gap_target 712. */
+	m.s.util = 400;				/* pretend util dropped */
+	m.s.target = 400;
 	m.now += 2 * MS;
-	pol_busy_end(&m.s, &m.c, m.now);	/* run 2ms, pre_gap_target 400 */
+	pol_busy_end(&m.s, &m.c, m.now);
+	assert_int_equal(m.s.pre_gap_target, 712);
 	sim_idle(&m, 100 * US, 1, 0);
 	pol_busy_begin(&m.s, &m.c, m.now);
 	assert_int_equal(m.s.nr_gap_holds, 2);
-	assert_int_equal(m.s.hold_floor, 350);	/* 400 * 875 / 1000 */
+	assert_int_equal(m.s.hold_floor, 623);	/* 712 * 875 / 1000 */
 	assert_int_equal(m.s.hold_until_ns, m.now + 30 * MS);
 }
 
@@ -1004,6 +1008,86 @@ static void test_gap_hold_keeps_floor_and_releases(void **state)
 	assert_int_equal(m.s.hold_floor, 784);
 	pol_tick(&m.s, &m.c, armed + 30 * MS);
 	assert_int_equal(m.s.hold_floor, 0);
+}
+
+/*
+ * The linux-pm report's trigger after a short burst: a busy run of 2-4 ms
+ * (shorter than a tick, so no segment closes during it) after a quiet
+ * second, then a 750-950 us gap. The gap memory must arm from the run
+ * itself: the floor after the gap keeps at least 7/8 of the target that
+ * the burst's own utilization gives. That target, derived here without the
+ * policy's code: the quiet second's segment closes at the burst's begin
+ * (util u0, near 0), the burst's segment is all busy, so util moves toward
+ * 1024 by B / (B + tau_rise), the step rounded up (pol_smooth), and the
+ * target is util * headroom / 100. For B = 2 ms: 512 -> 640, and 7/8 of
+ * it is 560; the target after the gap alone (the segment to the gap's end,
+ * busy 2 of 2.8 ms) is 533. A timer tick falls at a random phase, inside
+ * the burst or not. Defaults otherwise (tick_busy 4 ms, gap_hold 1 ms).
+ */
+static void test_gap_arms_from_short_burst(void **state)
+{
+	__u32 x = 7, ok = 0, worst_floor = 0, worst_want = 1, util, want;
+	__u64 burst, gap, tick, start, tau;
+	double u0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		struct sim m;
+
+		sim_init(&m);
+		tau = (__u64)m.c.tau_rise_us * US;
+		sim_busy(&m, 100 * US, 0);
+		sim_idle(&m, 1 * SEC, 1, 0);
+		burst = 2 * MS + lcg_below(&x, 2 * MS + 1);
+		gap = 750 * US + lcg_below(&x, 200 * US + 1);
+		tick = lcg_below(&x, 4 * MS);
+		start = m.now;
+		pol_busy_begin(&m.s, &m.c, start);
+		u0 = m.s.util;
+		if (tick && tick < burst)
+			pol_tick(&m.s, &m.c, start + tick);
+		m.now = start + burst;
+		pol_busy_end(&m.s, &m.c, m.now);
+		sim_idle(&m, gap, 1, 0);
+		pol_busy_begin(&m.s, &m.c, m.now);
+
+		util = (__u32)(u0 + (1024.0 - u0) * (double)burst / (double)(burst + tau));
+		if (u0 + (1024.0 - u0) * (double)burst / (double)(burst + tau) > util)
+			util++;
+		want = util * m.c.headroom_pct / 100;
+		if (want > 1024)
+			want = 1024;
+		if (m.s.floor >= want * 7 / 8)
+			ok++;
+		if (!i || (__u64)m.s.floor * worst_want < (__u64)worst_floor * want) {
+			worst_floor = m.s.floor;
+			worst_want = want;
+		}
+		if (!i)
+			print_message("  burst %llu us, gap %llu us: target of the burst %u, floor after the gap %u\n",
+				      (unsigned long long)(burst / US), (unsigned long long)(gap / US),
+				      want, m.s.floor);
+	}
+	print_message("  floor >= 7/8 of the burst's target in %u of 100 trials; worst %u against %u (%.2f)\n",
+		      ok, worst_floor, worst_want, (double)worst_floor / worst_want);
+	assert_int_equal(ok, 100);
+
+	/* The figure of the report: B = 2 ms, gap 800 us. */
+	{
+		struct sim m;
+
+		sim_init(&m);
+		sim_busy(&m, 100 * US, 0);
+		sim_idle(&m, 1 * SEC, 1, 0);
+		sim_busy(&m, 2 * MS, 0);
+		sim_idle(&m, 800 * US, 1, 0);
+		pol_busy_begin(&m.s, &m.c, m.now);
+		assert_int_equal(m.s.target, 533);
+		assert_int_equal(m.s.hold_floor, 560);	/* 640 * 875 / 1000 */
+		assert_int_equal(m.s.floor, 560);
+		assert_int_equal(m.s.floor_reason, BPFGOV_R_GAP_HOLD);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -3606,6 +3690,7 @@ int main(void)
 		cmocka_unit_test(test_gap_arms_hold),
 		cmocka_unit_test(test_gap_no_arm),
 		cmocka_unit_test(test_gap_hold_keeps_floor_and_releases),
+		cmocka_unit_test(test_gap_arms_from_short_burst),
 		cmocka_unit_test(test_remote_refresh_idle_decay),
 		cmocka_unit_test(test_remote_refresh_never_raises),
 		cmocka_unit_test(test_remote_refresh_quiet_only),
