@@ -108,7 +108,7 @@ for L in hwp cppc; do
 		--cache-every 4 --seed 9 --settle-ms 1500 --state "$T_TMP/state" >"$T_TMP/drv" 2>/dev/null
 	kill -9 "$GOV_PID"
 	gov_wait
-	"$GOV" restore >/dev/null 2>&1
+	"$GOV" restore --msr-root "$MSR" >/dev/null 2>&1
 	is "$L: B2: restore after kill -9 exits 0" "$?" 0
 	check "$L: B2: after kill -9 + restore, min is the original and every other field the driver's latest" \
 		after_restore "$L: after restore"
