@@ -68,7 +68,7 @@ for L in hwp cppc; do
 	# A. 100 rewrites at random times (2-60 ms apart).
 	$seed "$MSR"
 	check "$L: start comes up" gov_start --backend $BACKEND --msr-root "$MSR" --no-idle --duration 40
-	load 12
+	load 25	# through A and A2 (each ~6 s, slower under load): no CPU idles
 	"$DRV" --msr-root "$MSR" --layout $L --cpus "$NCPU" --rewrites 100 --gap-us 2000:60000 \
 		--cache-every 4 --seed 7 --settle-ms 2500 --state "$T_TMP/state" >"$T_TMP/drv" 2>"$T_TMP/drv.err"
 	rc=$?

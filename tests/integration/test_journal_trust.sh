@@ -119,7 +119,7 @@ CASES=(
 	"file|0|a double slash|$S//devices/system/cpu/cpu0/power/pm_qos_resume_latency_us"
 	"file|0|a dot component|$S/./devices/system/cpu/cpu0/power/pm_qos_resume_latency_us"
 	"file|0|a root with a suffix|${S}x/devices/system/cpu/cpu0/power/pm_qos_resume_latency_us"
-	"file|0|a state beyond the limit|$C/cpu0/cpuidle/state8/disable"
+	"file|0|a state beyond the limit|$C/cpu0/cpuidle/state10/disable"
 	"file|0|a state with a leading zero|$C/cpu0/cpuidle/state03/disable"
 	"file|2|a CPU directory linked outside (absolute)|$C/cpu2/power/pm_qos_resume_latency_us"
 	"file|2|cpufreq below a CPU linked outside|$C/cpu2/cpufreq/scaling_min_freq"

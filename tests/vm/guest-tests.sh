@@ -360,7 +360,7 @@ if want kill9 && [ -x $GOV ]; then
 		check "kill -9: the floor had moved the MSR" [ "$moved" != "$orig" ]
 		check "kill -9: kernel unloads the scheduler (state disabled)" wait_for 10 is_state disabled
 		check "kill -9: the journal survives" [ -s /run/bpfgov/journal ]
-		$GOV restore > /tmp/restore.log 2>&1
+		$GOV restore --msr-root $MSR > /tmp/restore.log 2>&1
 		r=$?
 		sed 's/^/#   /' /tmp/restore.log
 		check "kill -9: restore exits 0" [ $r = 0 ]
