@@ -193,8 +193,11 @@ double judge_latency_dist_us(const struct judge_acc *a)
 int judge_verdict(double e_a, double l_a, double e_b, double l_b, double tol_energy_pct,
 		  double tol_latency_us)
 {
-	int e_better = e_a < e_b - tol_energy_pct, e_worse = e_a > e_b + tol_energy_pct;
-	int l_better = l_a < l_b - tol_latency_us, l_worse = l_a > l_b + tol_latency_us;
+	/* On the differences, so that the band is the same both ways: B
+	 * against A is exactly the mirror (e_b - e_a == -(e_a - e_b)). */
+	double de = e_a - e_b, dl = l_a - l_b;
+	int e_better = de < -tol_energy_pct, e_worse = de > tol_energy_pct;
+	int l_better = dl < -tol_latency_us, l_worse = dl > tol_latency_us;
 
 	if ((e_better && l_worse) || (e_worse && l_better))
 		return JV_TRADEOFF;

@@ -293,6 +293,15 @@ static void synth_usage(FILE *out)
 		"  -h, --help          this text\n");
 }
 
+/* The long name of option @val: @opts is not in the order of its values. */
+static const char *opt_name(const struct option *opts, int val)
+{
+	for (; opts->name; opts++)
+		if (opts->val == val)
+			return opts->name;
+	return "?";
+}
+
 int do_synth(int argc, char **argv)
 {
 	enum { O_HZ = 256, O_LOAD, O_DUR, O_SWEEP, O_STEP, O_GAP, O_TRIALS, O_BUSY, O_WORK,
@@ -391,12 +400,12 @@ int do_synth(int argc, char **argv)
 		if (c != O_SWEEP && c != O_GAP && c != O_REC && c != O_LULL && c != O_TABLE) {
 			v = strtod(optarg, &end);
 			if (end == optarg || *end || v < 0 || v > 1e9) {
-				pr_warn("synth: bad value '%s' for --%s\n", optarg, opts[c - O_HZ].name);
+				pr_warn("synth: bad value '%s' for --%s\n", optarg, opt_name(opts, c));
 				goto out;
 			}
 		}
 		if (c < O_HALT) {
-			const char *name = opts[c - O_HZ].name, *list = takes[scen_idx + 1], *hit;
+			const char *name = opt_name(opts, c), *list = takes[scen_idx + 1], *hit;
 			size_t nl = strlen(name);
 
 			hit = strstr(list, name);

@@ -14,9 +14,21 @@ JUDGE_KERNEL="menu teo ladder haltpoll"
 # judge_scenarios: "name|title|synth arguments" lines.
 judge_scenarios() {
 	cat <<-EOF
+	periodic-sweep-100|periodic 100 Hz, load 0-100-0 %|periodic --hz 100 --sweep 0:100:10 --step-s $SWEEP_STEP_S
+	periodic-sweep-250|periodic 250 Hz, load 0-100-0 %|periodic --hz 250 --sweep 0:100:10 --step-s $SWEEP_STEP_S
 	periodic-sweep|periodic 347 Hz, load 0-100-0 %|periodic --hz 347 --sweep 0:100:10 --step-s $SWEEP_STEP_S
+	periodic-sweep-500|periodic 500 Hz, load 0-100-0 %|periodic --hz 500 --sweep 0:100:10 --step-s $SWEEP_STEP_S
+	periodic-sweep-1000|periodic 1 kHz, load 0-100-0 %|periodic --hz 1000 --sweep 0:100:10 --step-s $SWEEP_STEP_S
+	periodic-sweep-100-jitter|periodic 100 Hz, load 0-100-0 %, jitter 2 ms|periodic --hz 100 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 2000
+	periodic-sweep-jitter|periodic 347 Hz, load 0-100-0 %, jitter 500 us|periodic --hz 347 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 500
+	periodic-sweep-1000-jitter|periodic 1 kHz, load 0-100-0 %, jitter 200 us|periodic --hz 1000 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 200
 	periodic-jitter|periodic 347 Hz 30 %, jitter 1 ms|periodic --hz 347 --load 30 --jitter-us 1000 --duration $JUDGE_S
 	periodic-100|periodic 100 Hz 30 % (no short gaps)|periodic --hz 100 --load 30 --duration $JUDGE_S
+	periodic-1000|periodic 1 kHz 30 %|periodic --hz 1000 --load 30 --duration $JUDGE_S
+	impulse-2ms|impulse, 2 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 2
+	impulse-3ms|impulse, 3 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 3
+	impulse-4ms|impulse, 4 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 4
+	impulse-20ms|impulse, 20 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 20
 	impulse|impulse, gaps 747-950 us|impulse --gap-us 747:950 --trials 100
 	pingpong-0|ping-pong 0 us|pingpong --work-us 0 --duration $PP_TRACE_S
 	pingpong-20|ping-pong 20 us|pingpong --work-us 20 --duration $PP_TRACE_S
@@ -25,6 +37,9 @@ judge_scenarios() {
 	bursty|bursty server, lulls 5-20 ms|bursty --duration $JUDGE_S
 	bimodal|bimodal 20 us / 2 ms, 30 % long|mix --long-pct 30 --duration $JUDGE_S
 	phased|phased 20 us / 2 ms, 250 ms phases|mix --phase-ms 250 --duration $JUDGE_S
+	phased-busy-light|phased 2 ms busy: 200 us / 10 ms idles, 500 ms phases|mix --work-us 2000 --short-us 200 --long-us 10000 --phase-ms 500 --duration $JUDGE_S
+	phased-500|phased 500 us busy: 100 us / 4 ms idles, 100 ms phases|mix --work-us 500 --short-us 100 --long-us 4000 --phase-ms 100 --duration $JUDGE_S
+	phased-jitter|phased 1 ms busy: 300 us / 3 ms idles, 250 ms phases, jitter 500 us|mix --work-us 1000 --short-us 300 --long-us 3000 --phase-ms 250 --jitter-us 500 --duration $JUDGE_S
 	EOF
 }
 

@@ -57,6 +57,17 @@ is "replay of the synthetic trace exits 0" "$?" 0
 check "bpfgov never drops the floor to lowest after the 747-950 us gaps" \
 	jq -e '.policies.bpfgov.freq | .short_gaps == 50 and .short_gaps_to_lowest == 0' "$T_TMP/imp.json"
 
+# each option checked under its own name (the option table is not in the
+# order of the option values)
+"$GOV" synth mix --work-us 2000 --short-us 200 --long-us 10000 --phase-ms 500 --duration 2 \
+	-o "$T_TMP/phased.trace" >/dev/null 2>&1
+is "synth mix takes --short-us and --long-us" "$?" 0
+"$GOV" synth bursty --burst 4 --duration 1 -o "$T_TMP/burst4.trace" >/dev/null 2>&1
+is "synth bursty takes --burst" "$?" 0
+msg=$("$GOV" synth mix --burst 4 -o "$T_TMP/refused.trace" 2>&1 >/dev/null)
+is "a misplaced option is refused under its own name" "$?:$msg" \
+	"2:govloader: synth: --burst does not apply to 'mix' (it takes: work-us short-us long-us long-pct phase-ms duration)"
+
 "$GOV" synth bursty --duration 1 --table truthful -o "$T_TMP/bursty.trace" >/dev/null 2>&1
 check "synth writes version 2 with wake reasons" bash -c "head -n1 '$T_TMP/bursty.trace' | grep -qx 'bpfgov-trace 2' && grep -q ' idle [0-9]* 1 - other\$' '$T_TMP/bursty.trace'"
 "$GOV" replay "$T_TMP/bursty.trace" --power-model HALT=0.1 --json >"$T_TMP/bursty.json" 2>/dev/null

@@ -584,6 +584,38 @@ static void test_judge_verdict(void **state)
 	assert_string_equal(judge_verdict_name(JV_DOMINATED), "dominated");
 }
 
+/* The tie band is the same both ways on both axes: A against B is the
+ * mirror of B against A, also at the band's edge (0.06 against 0.56 with a
+ * band of 0.5: 0.56 - 0.5 rounds below 0.06 while 0.06 + 0.5 does not
+ * round above 0.56, so bounds shifted by the band differ by direction). */
+static int mirror(int v)
+{
+	return v == JV_WIN ? JV_DOMINATED : v == JV_DOMINATED ? JV_WIN : v;
+}
+
+static void test_judge_verdict_symmetric(void **state)
+{
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(judge_verdict(0.06, 0, 0.56, 0, 0.5, 1), JV_TIE);
+	assert_int_equal(judge_verdict(0.56, 0, 0.06, 0, 0.5, 1), JV_TIE);
+	assert_int_equal(judge_verdict(0, 0.34, 0, 0.84, 1, 0.5), JV_TIE);
+	assert_int_equal(judge_verdict(0, 0.84, 0, 0.34, 1, 0.5), JV_TIE);
+	for (int i = 0; i < 400; i++) {
+		for (int j = 0; j < 60; j++) {
+			double a = i * 0.01, b = j * 0.07;
+			int ab_e = judge_verdict(a, 0, b, 0, 0.5, 1);
+			int ab_l = judge_verdict(0, a, 0, b, 1, 0.5);
+
+			n += ab_e != mirror(judge_verdict(b, 0, a, 0, 0.5, 1));
+			n += ab_l != mirror(judge_verdict(0, b, 0, a, 1, 0.5));
+			n += ab_e != ab_l;
+		}
+	}
+	assert_int_equal(n, 0);
+}
+
 /* A version 2 trace: sleeps alternate 20 / 300 us. Ended by their timers,
  * menu and teo are handed the exact sleep; ended by a device interrupt
  * with the next timer 4 ms away (--timer-us), they have to guess. */
@@ -979,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_judge_oracle),
 		cmocka_unit_test(test_judge_costs_not_counts),
 		cmocka_unit_test(test_judge_verdict),
+		cmocka_unit_test(test_judge_verdict_symmetric),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
