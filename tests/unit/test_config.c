@@ -235,7 +235,7 @@ static void test_precedence(void **state)
 	assert_int_equal(get(&gc.cfg, "headroom_pct"), 130);
 	assert_int_equal(origin(&gc, "headroom_pct"), ORIGIN_FILE);
 	assert_int_equal(get(&gc.cfg, "rate_limit_us"), 2500);
-	assert_int_equal(origin(&gc, "rate_limit_us"), ORIGIN_SET);
+	assert_int_equal(origin(&gc, "rate_limit_us"), ORIGIN_CMDLINE);
 	assert_int_equal(get(&gc.cfg, "floor_max"), 1024);
 	assert_int_equal(origin(&gc, "floor_max"), ORIGIN_DEFAULT);
 
@@ -346,6 +346,9 @@ static void test_origins_file(void **state)
 	a.origin[3] = ORIGIN_SET;
 	a.origin[13] = ORIGIN_MACHINE;
 	a.origin[5] = ORIGIN_PROFILE;
+	a.origin[6] = ORIGIN_PPD;
+	a.origin[7] = ORIGIN_CMDLINE;
+	a.cfg.headroom_pct = 150;	/* the values travel with the origins */
 	assert_int_equal(cfg_origins_write(tmpdir, &a), 0);
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, GOV_ORIGINS_FILE);
 	assert_int_equal(stat(path, &st), 0);
@@ -354,9 +357,14 @@ static void test_origins_file(void **state)
 	assert_string_equal(b.profile, "performance");
 	assert_string_equal(b.file, "/etc/with space.conf");
 	assert_memory_equal(a.origin, b.origin, sizeof(a.origin));
+	for (size_t i = 0; i < tunable_count; i++)
+		assert_int_equal(tunable_get(&a.cfg, &tunable_table[i]),
+				 tunable_get(&b.cfg, &tunable_table[i]));
 	cfg_origins_remove(tmpdir);
 	assert_int_equal(cfg_origins_read(tmpdir, &b), -ENOENT);
 	assert_string_equal(cfg_origin_name(ORIGIN_SET), "set");
+	assert_string_equal(cfg_origin_name(ORIGIN_CMDLINE), "cmdline");
+	assert_string_equal(cfg_origin_name(ORIGIN_PPD), "ppd");
 	assert_int_equal(cfg_origin_parse("machine"), ORIGIN_MACHINE);
 	assert_int_equal(cfg_origin_parse("bogus"), -EINVAL);
 }
