@@ -89,7 +89,7 @@ is "rate_limit_us: --set beats file" "$(t .tunables.rate_limit_us) $(t .tunable_
 is "floor_max: default" "$(t .tunables.floor_max) $(t .tunable_origins.floor_max)" "1024 default"
 "$GOV" status >"$T_TMP/st" 2>&1
 check "text status shows profile, file and origins" \
-	bash -c "grep -q 'config: profile powersave, file $f' '$T_TMP/st' && grep -q 'headroom_pct=130 \[file\]' '$T_TMP/st' && grep -q 'rate_limit_us=2500 \[set\]' '$T_TMP/st'"
+	bash -c "grep -q 'config: profile powersave, file $f' '$T_TMP/st' && grep -q 'headroom_pct=130 \[file\]' '$T_TMP/st' && grep -q 'rate_limit_us=2500 \[cmdline\]' '$T_TMP/st'"
 
 # 3. govloader set at run time.
 "$GOV" set headroom_pct=200 deadband=8 >/dev/null 2>"$T_TMP/err"
