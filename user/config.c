@@ -37,6 +37,8 @@ static const char *const origin_names[ORIGIN_NR] = {
 	[ORIGIN_PROFILE] = "profile",
 	[ORIGIN_FILE] = "file",
 	[ORIGIN_SET] = "set",
+	[ORIGIN_CMDLINE] = "cmdline",
+	[ORIGIN_PPD] = "ppd",
 };
 
 const char *cfg_origin_name(enum cfg_origin o)
@@ -479,7 +481,7 @@ int cfg_build(struct gov_config *gc, const struct start_opts *o,
 		goto out;
 	}
 	for (i = 0; i < (size_t)o->nr_sets; i++) {
-		err = cfg_set_kv(gc, o->sets[i], ORIGIN_SET, why, sizeof(why));
+		err = cfg_set_kv(gc, o->sets[i], ORIGIN_CMDLINE, why, sizeof(why));
 		if (err) {
 			snprintf(msg, msglen, "--set %s", why);
 			goto out;
@@ -501,7 +503,7 @@ static int fill_origins(FILE *f, void *ctx)
 	char esc[3 * sizeof(gc->file) + 1];
 	size_t i;
 
-	fprintf(f, "# bpfgov: where each tunable's value came from (govloader start/set)\n");
+	fprintf(f, "# bpfgov: each tunable's value and where it came from\n");
 	fprintf(f, "profile %s\n", gc->profile[0] ? gc->profile : "-");
 	/* the name as one token: a newline in it cannot end the line */
 	if (!gc->file[0] || pct_escape(esc, sizeof(esc), gc->file) < 0)
@@ -511,8 +513,8 @@ static int fill_origins(FILE *f, void *ctx)
 	if (gc->follow_ppd)
 		fprintf(f, "ppd %s\n", gc->ppd_profile[0] ? gc->ppd_profile : "-");
 	for (i = 0; i < tunable_count && i < CFG_MAX_TUNABLES; i++)
-		fprintf(f, "origin %s %s\n", tunable_table[i].name,
-			cfg_origin_name(gc->origin[i]));
+		fprintf(f, "origin %s %s %u\n", tunable_table[i].name,
+			cfg_origin_name(gc->origin[i]), tunable_get(&gc->cfg, &tunable_table[i]));
 	return 0;
 }
 
@@ -557,16 +559,24 @@ int cfg_origins_read(const char *dir, struct gov_config *gc)
 			    pct_unescape(gc->file, sizeof(gc->file), line + 5, strlen(line + 5)))
 				gc->file[0] = '\0';
 		} else if (!strncmp(line, "origin ", 7)) {
-			char *key = line + 7, *sp = strchr(key, ' ');
+			/* origin KEY ORIGIN [VALUE] */
+			char *key = line + 7, *sp = strchr(key, ' '), *val;
 			int i, o;
+			__u32 v;
 
 			if (!sp)
 				continue;
 			*sp = '\0';
+			val = strchr(sp + 1, ' ');
+			if (val)
+				*val++ = '\0';
 			i = tunable_index(key);
 			o = cfg_origin_parse(sp + 1);
-			if (i >= 0 && i < CFG_MAX_TUNABLES && o >= 0)
-				gc->origin[i] = o;
+			if (i < 0 || i >= CFG_MAX_TUNABLES || o < 0)
+				continue;
+			gc->origin[i] = o;
+			if (val && !parse_u32(val, tunable_table[i].min, tunable_table[i].max, &v))
+				memcpy((char *)&gc->cfg + tunable_table[i].offset, &v, sizeof(v));
 		}
 	}
 	fclose(f);
@@ -579,4 +589,103 @@ void cfg_origins_remove(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, GOV_ORIGINS_FILE);
 	unlink(path);
+}
+
+/* ------------------------------------- the running instance's tunables */
+
+/* Does profile @name set tunable @i? */
+static bool profile_sets(const char *name, int i)
+{
+	const struct cfg_profile *p = cfg_profile_find(name);
+	int k;
+
+	for (k = 0; p && p->kv[k]; k++)
+		if (kv_index(p->kv[k]) == i)
+			return true;
+	return false;
+}
+
+/* Carry the `set` values of @cur into @gc (all, or those the profile of
+ * @gc does not set). */
+static void keep_set(struct gov_config *gc, const struct gov_config *cur, bool all)
+{
+	size_t i;
+	__u32 v;
+
+	for (i = 0; i < tunable_count && i < CFG_MAX_TUNABLES; i++) {
+		if (cur->origin[i] != ORIGIN_SET || (!all && profile_sets(gc->profile, (int)i)))
+			continue;
+		v = tunable_get(&cur->cfg, &tunable_table[i]);
+		memcpy((char *)&gc->cfg + tunable_table[i].offset, &v, sizeof(v));
+		gc->origin[i] = ORIGIN_SET;
+	}
+}
+
+int cfg_tunables_write(const char *dir, int map_fd, struct gov_config *gc,
+		       struct cfg_write *w, char *msg, size_t len)
+{
+	struct gov_config *cur, built;
+	__u32 zero = 0;
+	int dfd, i, err;
+
+	cur = calloc(1, sizeof(*cur));
+	if (!cur) {
+		snprintf(msg, len, "out of memory");
+		return -ENOMEM;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0 || flock(dfd, LOCK_EX)) {
+		err = -errno;
+		snprintf(msg, len, "cannot lock %s: %s", dir, strerror(-err));
+		goto cleanup;
+	}
+	if (w->how == CFG_WRITE_SET &&
+	    bpf_map_lookup_elem(map_fd, &zero, &w->before)) {
+		err = -errno;
+		snprintf(msg, len, "cannot read the tunables map: %s", strerror(-err));
+		goto cleanup;
+	}
+	/* Who set what, and the values that ran (a reloaded map has lost them). */
+	if (w->how != CFG_WRITE_START && cfg_origins_read(dir, cur))
+		pr_debug("no origins file in %s: nothing set to keep\n", dir);
+	switch (w->how) {
+	case CFG_WRITE_START:
+		break;
+	case CFG_WRITE_KEEP:
+	case CFG_WRITE_PROFILE:
+		built = *gc;
+		keep_set(gc, cur, w->how == CFG_WRITE_KEEP);
+		if (tunable_check(&gc->cfg, msg, len)) {
+			pr_warn("%s with the values 'govloader set' gave: those are dropped\n", msg);
+			*gc = built;
+		}
+		break;
+	case CFG_WRITE_SET:
+		cur->cfg = w->before;	/* the values: what the programs run */
+		for (i = 0; i < w->nr_kv; i++) {
+			err = cfg_set_kv(cur, w->kv[i], ORIGIN_SET, msg, len);
+			if (err)
+				goto cleanup;
+		}
+		err = tunable_check(&cur->cfg, msg, len);
+		if (err)
+			goto cleanup;
+		*gc = *cur;
+		break;
+	}
+	if (bpf_map_update_elem(map_fd, &zero, &gc->cfg, BPF_ANY)) {
+		err = -errno;
+		snprintf(msg, len, "cannot write the tunables map: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = cfg_origins_write(dir, gc);
+	if (err)
+		pr_warn("tunables applied, but cannot record their origins in %s: %s\n", dir,
+			strerror(-err));
+	err = 0;
+cleanup:
+	if (dfd >= 0)
+		close(dfd);	/* drops the flock */
+	free(cur);
+	return err;
 }

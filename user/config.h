@@ -5,7 +5,10 @@
  * where each tunable's value came from, and `govloader set`.
  *
  * Precedence, lowest first: default (or what the machine reports) <
- * profile < file < --set; `govloader set` changes the running instance.
+ * profile (or power-profiles-daemon's, mapped) < file < start --set <
+ * `govloader set`. A profile switch takes back the keys the new profile
+ * sets from `govloader set`; a scheduler reload keeps every value.
+ * cfg_tunables_write() is the one writer of the running tunables.
  * Everything is validated with the tunables table (user/tunables.c) before
  * anything is changed. User space only.
  */
@@ -28,8 +31,8 @@
 #define CONFIG_MAX_LINE		1024
 #define CONFIG_MAX_SIZE		(64 * 1024)
 #define CONFIG_PROFILE_LEN	32
-/* In the run directory: the effective configuration's origins, written by
- * start and updated by set; read by status. 0600, root. */
+/* In the run directory: the effective configuration's values and origins,
+ * written by cfg_tunables_write() alone; read by status. 0600, root. */
 #define GOV_ORIGINS_FILE	"config"
 
 /* --------------------------------------------------- start's options */
@@ -72,7 +75,9 @@ enum cfg_origin {
 	ORIGIN_MACHINE,		/* read from the machine (idle states, latency) */
 	ORIGIN_PROFILE,
 	ORIGIN_FILE,
-	ORIGIN_SET,		/* start --set, or govloader set */
+	ORIGIN_SET,		/* govloader set */
+	ORIGIN_CMDLINE,		/* start --set */
+	ORIGIN_PPD,		/* the profile power-profiles-daemon selected */
 	ORIGIN_NR,
 };
 const char *cfg_origin_name(enum cfg_origin o);
@@ -160,6 +165,34 @@ int cfg_build(struct gov_config *gc, const struct start_opts *o,
 int cfg_origins_write(const char *dir, const struct gov_config *gc);
 int cfg_origins_read(const char *dir, struct gov_config *gc);
 void cfg_origins_remove(const char *dir);
+
+/* ------------------------------------- the running instance's tunables */
+
+enum cfg_write_how {
+	CFG_WRITE_START,	/* a fresh instance: @gc as built, nothing kept */
+	CFG_WRITE_KEEP,		/* @gc as rebuilt, every `set` value kept (reload) */
+	CFG_WRITE_PROFILE,	/* @gc with a new profile: `set` values kept for
+				 * the keys that profile does not set */
+	CFG_WRITE_SET,		/* `govloader set`: @kv over the running values */
+};
+
+struct cfg_write {
+	enum cfg_write_how how;
+	const char *const *kv;		/* CFG_WRITE_SET: "key=value", validated */
+	int nr_kv;
+	struct bpfgov_config before;	/* out: what the map held (CFG_WRITE_SET) */
+};
+
+/*
+ * The one writer of the running tunables: the pinned map @map_fd and the
+ * origins file in @dir, both under an exclusive flock on @dir, so that a
+ * `govloader set`, a power-profiles-daemon switch and a scheduler reload
+ * never undo each other. @gc is the daemon's copy (in: as built; out: as
+ * written); for CFG_WRITE_SET it is out only. 0, or -errno with one line in
+ * @msg (the map unchanged on a validation error).
+ */
+int cfg_tunables_write(const char *dir, int map_fd, struct gov_config *gc,
+		       struct cfg_write *w, char *msg, size_t len);
 
 /* `govloader set KEY=VALUE [...] [--pin-root DIR]` (set.c). */
 int do_set(int argc, char **argv);

@@ -149,18 +149,25 @@ static void map_cpu_state(struct gov *g)
 /* After load, before attach: tunables, control, fresh per-CPU state. */
 static int init_maps(struct gov *g)
 {
+	/* A reload keeps what `govloader set` changed; a start begins anew. */
+	struct cfg_write w = { .how = g->scx_restarts ? CFG_WRITE_KEEP : CFG_WRITE_START };
 	struct bpfgov_control ctl = {};
 	struct bpfgov_cpu_state s;
 	__u32 zero = 0, cpu;
-	int cfg_fd;
+	char msg[512];
+	int cfg_fd, err;
 
 	cfg_fd = map_fd(g, "tunables");
 	g->ctl_fd = map_fd(g, "control");
 	g->cpu_fd = map_fd(g, "cpu_state");
 	if (cfg_fd < 0 || g->ctl_fd < 0 || g->cpu_fd < 0)
 		return -ENOENT;
-	if (bpf_map_update_elem(cfg_fd, &zero, &g->cfg, BPF_ANY))
-		return -errno;
+	err = cfg_tunables_write(gov_run_dir(), cfg_fd, &g->gc, &w, msg, sizeof(msg));
+	if (err) {
+		pr_warn("%s\n", msg);
+		return err;
+	}
+	g->cfg = g->gc.cfg;
 	for (cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
 		struct act_cpu_info ai = {};
 

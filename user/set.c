@@ -29,11 +29,11 @@ int do_set(int argc, char **argv)
 {
 	struct cli_opts co = {};
 	const char *pin_root;
-	struct bpfgov_config scratch, old;
+	struct cfg_write w = { .how = CFG_WRITE_SET };
+	struct bpfgov_config scratch;
 	struct gov_config gc = {};
 	char msg[512];
-	__u32 zero = 0;
-	int i, n, fd = -1, dfd = -1, ret = 1, err;
+	int i, n, fd = -1, ret = 1, err;
 	size_t k;
 
 	err = cli_parse("set", set_usage, argc, argv, "pin-root ARGS", &co);
@@ -70,57 +70,30 @@ int do_set(int argc, char **argv)
 		pr_warn("bpfgov is not running; use 'govloader start --set %s'\n", argv[optind]);
 		return EXIT_NOT_RUNNING;
 	}
-	/* One `set` at a time: the origins file is read-modify-written. */
-	dfd = open(gov_run_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (dfd < 0 || flock(dfd, LOCK_EX)) {
-		pr_warn("set: cannot lock %s: %s\n", gov_run_dir(), strerror(errno));
-		goto out;
-	}
 	fd = pins_open_map(pin_root, "tunables");
 	if (fd < 0) {
 		pr_warn("set: cannot open %s/tunables: %s\n", pin_root, strerror(-fd));
 		goto out;
 	}
-	if (bpf_map_lookup_elem(fd, &zero, &gc.cfg)) {
-		pr_warn("set: cannot read %s/tunables: %s\n", pin_root, strerror(errno));
-		goto out;
-	}
-	old = gc.cfg;
-	err = cfg_origins_read(gov_run_dir(), &gc);
-	if (err)
-		pr_debug("set: no origins file (%s); starting a new one\n", strerror(-err));
-	for (i = optind; i < argc; i++) {
-		if (cfg_set_kv(&gc, argv[i], ORIGIN_SET, msg, sizeof(msg))) {
-			pr_warn("set: %s\n", msg);	/* validated above: not reached */
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (tunable_check(&gc.cfg, msg, sizeof(msg))) {
+	/* Under the lock every writer of the tunables takes (config.c). */
+	w.kv = (const char *const *)(argv + optind);
+	w.nr_kv = n;
+	err = cfg_tunables_write(gov_run_dir(), fd, &gc, &w, msg, sizeof(msg));
+	if (err) {
 		pr_warn("set: %s\n", msg);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (bpf_map_update_elem(fd, &zero, &gc.cfg, BPF_EXIST)) {
-		pr_warn("set: cannot write %s/tunables: %s\n", pin_root, strerror(errno));
+		ret = err == -ERANGE ? EXIT_USAGE : 1;
 		goto out;
 	}
 	for (k = 0; k < tunable_count; k++) {
-		__u32 a = tunable_get(&old, &tunable_table[k]);
+		__u32 a = tunable_get(&w.before, &tunable_table[k]);
 		__u32 b = tunable_get(&gc.cfg, &tunable_table[k]);
 
 		if (a != b)
 			pr_info("%s: %u -> %u\n", tunable_table[k].name, a, b);
 	}
-	err = cfg_origins_write(gov_run_dir(), &gc);
-	if (err)
-		pr_warn("set: applied, but cannot record origins in %s: %s\n", gov_run_dir(),
-			strerror(-err));
 	ret = 0;
 out:
 	if (fd >= 0)
 		close(fd);
-	if (dfd >= 0)
-		close(dfd);	/* drops the flock */
 	return ret;
 }

@@ -148,9 +148,8 @@ static int start_main(struct start_opts *o)
 		goto cleanup;
 	}
 	status_req_open(&g);
-	err = cfg_origins_write(gov_run_dir(), &g.gc);
-	if (err)
-		pr_warn("cannot write %s/%s: %s\n", gov_run_dir(), GOV_ORIGINS_FILE, strerror(-err));
+	/* A dead instance's origins are not ours; loading writes ours. */
+	cfg_origins_remove(gov_run_dir());
 
 	err = pins_prepare(o->pin_root);
 	if (err)

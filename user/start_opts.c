@@ -228,13 +228,14 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 }
 
 /* Tunables: defaults and the machine's idle-state table, then profile,
- * config file and --set (config.c). */
+ * config file and --set (config.c). @profile: power-profiles-daemon's,
+ * mapped (origin "ppd"). */
 int build_config(struct gov *g, const char *profile)
 {
 	struct start_opts o = *g->o;
 	struct bpfgov_config base;
 	char msg[1200];
-	int err;
+	int err, i;
 
 	bpfgov_config_defaults(&base);
 	err = sys_idle_table(g->o->sysfs_root, &base, g->idle_driver, sizeof(g->idle_driver));
@@ -248,6 +249,9 @@ int build_config(struct gov *g, const char *profile)
 		pr_warn("start: %s\n", msg);
 		return err;
 	}
+	for (i = 0; profile && i < CFG_MAX_TUNABLES; i++)
+		if (g->gc.origin[i] == ORIGIN_PROFILE)
+			g->gc.origin[i] = ORIGIN_PPD;
 	g->cfg = g->gc.cfg;
 	return 0;
 }

@@ -66,46 +66,50 @@ int open_ppd(struct gov *g)
 }
 
 /* PPD switched profile: rebuild the tunables with the mapped profile (the
- * config file and --set still win) and hand them to the running programs. */
+ * config file and --set still win; `govloader set` values stay on the keys
+ * the new profile does not set) and hand them to the running programs. */
 void follow_ppd(struct gov *g)
 {
-	char active[PPD_NAME_LEN];
+	struct cfg_write w = { .how = CFG_WRITE_KEEP };
+	char active[PPD_NAME_LEN], msg[512];
 	struct gov_config old;
 	const char *prof;
-	__u32 zero = 0;
 	int fd;
 
 	if (!ppd_take(g->ppd, active, sizeof(active)))
 		return;
-	snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
 	met_set_str(g->met->ppd_profile, active);
 	prof = ppd_to_profile(active);
+	old = g->gc;
 	if (!prof) {
 		pr_warn("power-profiles-daemon's profile '%s' is unknown; keeping profile %s\n",
 			active, g->gc.profile);
 	} else if (strcmp(prof, g->gc.profile)) {
-		old = g->gc;
 		if (build_config(g, prof)) {
 			g->gc = old;
 			g->cfg = old.cfg;
 			return;
 		}
-		snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
-		fd = map_fd(g, "tunables");
-		if (fd < 0 || bpf_map_update_elem(fd, &zero, &g->cfg, BPF_ANY)) {
-			pr_warn("cannot apply profile %s: %s\n", prof, strerror(errno));
-			g->gc = old;
-			g->cfg = old.cfg;
-			return;
-		}
-		met_set_str(g->met->profile, prof);
-		__atomic_store_n(&g->met->profile_switches, g->met->profile_switches + 1,
-				 __ATOMIC_RELAXED);
-		pr_info("power-profiles-daemon switched to %s: profile %s\n", active, prof);
-		if (act_set_epp(g->act, act_epp_for_profile(prof)) < 0)
-			g->act_errors++;
+		w.how = CFG_WRITE_PROFILE;
 	}
-	cfg_origins_write(gov_run_dir(), &g->gc);
+	snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
+	fd = map_fd(g, "tunables");
+	if (fd < 0 || cfg_tunables_write(gov_run_dir(), fd, &g->gc, &w, msg, sizeof(msg))) {
+		pr_warn("cannot apply profile %s: %s\n", g->gc.profile,
+			fd < 0 ? "no tunables map" : msg);
+		g->gc = old;
+		g->cfg = old.cfg;
+		return;
+	}
+	g->cfg = g->gc.cfg;
+	if (w.how != CFG_WRITE_PROFILE)
+		return;
+	met_set_str(g->met->profile, prof);
+	__atomic_store_n(&g->met->profile_switches, g->met->profile_switches + 1,
+			 __ATOMIC_RELAXED);
+	pr_info("power-profiles-daemon switched to %s: profile %s\n", active, prof);
+	if (act_set_epp(g->act, act_epp_for_profile(prof)) < 0)
+		g->act_errors++;
 }
 
 __s64 boot_offset_ns(void)

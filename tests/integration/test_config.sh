@@ -85,11 +85,11 @@ is "config_file" "$(t .config_file)" "$f"
 is "poll_max_us from the profile" "$(t .tunables.poll_max_us) $(t .tunable_origins.poll_max_us)" "150 profile"
 is "headroom_pct: file beats profile" "$(t .tunables.headroom_pct) $(t .tunable_origins.headroom_pct)" "130 file"
 is "tau_rise_us: blanks and tabs around '='" "$(t .tunables.tau_rise_us) $(t .tunable_origins.tau_rise_us)" "3000 file"
-is "rate_limit_us: --set beats file" "$(t .tunables.rate_limit_us) $(t .tunable_origins.rate_limit_us)" "2500 set"
+is "rate_limit_us: --set beats file" "$(t .tunables.rate_limit_us) $(t .tunable_origins.rate_limit_us)" "2500 cmdline"
 is "floor_max: default" "$(t .tunables.floor_max) $(t .tunable_origins.floor_max)" "1024 default"
 "$GOV" status >"$T_TMP/st" 2>&1
 check "text status shows profile, file and origins" \
-	bash -c "grep -q 'config: profile powersave, file $f' '$T_TMP/st' && grep -q 'headroom_pct=130 \[file\]' '$T_TMP/st' && grep -q 'rate_limit_us=2500 \[set\]' '$T_TMP/st'"
+	bash -c "grep -q 'config: profile powersave, file $f' '$T_TMP/st' && grep -q 'headroom_pct=130 \[file\]' '$T_TMP/st' && grep -q 'rate_limit_us=2500 \[cmdline\]' '$T_TMP/st'"
 
 # 3. govloader set at run time.
 "$GOV" set headroom_pct=200 deadband=8 >/dev/null 2>"$T_TMP/err"

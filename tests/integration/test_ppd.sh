@@ -97,7 +97,7 @@ fw performance performance
 check "PPD: performance" wait_for '.ppd_profile == "performance"'
 is "bpfgov profile performance" "$(status_get .profile)" "performance"
 is "pinned tunables: performance's headroom" "$(status_get .tunables.headroom_pct)" "160"
-is "origin of headroom_pct: profile" "$(status_get .tunable_origins.headroom_pct)" "profile"
+is "origin of headroom_pct: ppd" "$(status_get .tunable_origins.headroom_pct)" "ppd"
 check "metrics show both profiles" grep -q 'bpfgov_profile_info{profile="performance",ppd_profile="performance"} 1' <<<"$(curl -s "$port/metrics")"
 fw balanced balanced
 check "PPD: balanced" wait_for '.ppd_profile == "balanced" and .profile == "balanced"'
@@ -110,6 +110,26 @@ gdbus emit --system --object-path /net/hadess/PowerProfiles \
 	"'net.hadess.PowerProfiles'" "{'ActiveProfile': <'performance'>}" "@as []" >/dev/null 2>&1
 sleep 1
 is "a spoofed PropertiesChanged is ignored" "$(status_get .profile)" "balanced"
+
+# 3b. One writer of the tunables: a `govloader set` survives a PPD switch on
+# the keys the new profile does not set (deadband: no profile sets it); a
+# key the profile sets (headroom_pct) is the profile's after the switch.
+check "govloader set deadband=8 headroom_pct=140" "$GOV" set deadband=8 headroom_pct=140
+is "set: deadband 8, origin set" "$(status_get .tunables.deadband) $(status_get .tunable_origins.deadband)" "8 set"
+fw performance performance
+check "PPD: performance after the set" wait_for '.profile == "performance"'
+is "deadband survives the switch" "$(status_get .tunables.deadband) $(status_get .tunable_origins.deadband)" "8 set"
+is "headroom_pct is the new profile's" "$(status_get .tunables.headroom_pct) $(status_get .tunable_origins.headroom_pct)" "160 ppd"
+check "origins file: deadband set 8" grep -qx "origin deadband set 8" "$BPFGOV_RUN_DIR/config"
+check "origins file: headroom_pct ppd 160" grep -qx "origin headroom_pct ppd 160" "$BPFGOV_RUN_DIR/config"
+fw balanced balanced
+check "PPD: back to balanced" wait_for '.profile == "balanced"'
+is "deadband survives a second switch" "$(status_get .tunables.deadband) $(status_get .tunable_origins.deadband)" "8 set"
+is "balanced's headroom_pct" "$(status_get .tunables.headroom_pct) $(status_get .tunable_origins.headroom_pct)" "125 ppd"
+# A scheduler reload (scx --restart) writes the tunables through the same
+# function (keeping every `set` value); it needs sched_ext to be driven.
+[ -d /sys/kernel/sched_ext ] ||
+	diag "skip: no sched_ext (/sys/kernel/sched_ext) here: the scx reload keeping 'set' values is not run"
 
 # 4. `powerprofilesctl set` goes through polkit, which needs an active
 # logind session or a local rule: say what it answered.

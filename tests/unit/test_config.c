@@ -3,7 +3,8 @@
  * Unit tests of user/config.c: the config file parser (every accepted form
  * and every error with its file:line message), the profiles, the
  * precedence default < machine < profile < file < --set, start's argument
- * parser and the origins file.
+ * parser, the origins file and the one writer of the running tunables
+ * (on a real BPF array map, as the pinned one is).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <bpf/bpf.h>
 
 #include "bpfgov_tunables.h"
 #include "config.h"
@@ -235,7 +237,7 @@ static void test_precedence(void **state)
 	assert_int_equal(get(&gc.cfg, "headroom_pct"), 130);
 	assert_int_equal(origin(&gc, "headroom_pct"), ORIGIN_FILE);
 	assert_int_equal(get(&gc.cfg, "rate_limit_us"), 2500);
-	assert_int_equal(origin(&gc, "rate_limit_us"), ORIGIN_SET);
+	assert_int_equal(origin(&gc, "rate_limit_us"), ORIGIN_CMDLINE);
 	assert_int_equal(get(&gc.cfg, "floor_max"), 1024);
 	assert_int_equal(origin(&gc, "floor_max"), ORIGIN_DEFAULT);
 
@@ -346,6 +348,9 @@ static void test_origins_file(void **state)
 	a.origin[3] = ORIGIN_SET;
 	a.origin[13] = ORIGIN_MACHINE;
 	a.origin[5] = ORIGIN_PROFILE;
+	a.origin[6] = ORIGIN_PPD;
+	a.origin[7] = ORIGIN_CMDLINE;
+	a.cfg.headroom_pct = 150;	/* the values travel with the origins */
 	assert_int_equal(cfg_origins_write(tmpdir, &a), 0);
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, GOV_ORIGINS_FILE);
 	assert_int_equal(stat(path, &st), 0);
@@ -354,11 +359,115 @@ static void test_origins_file(void **state)
 	assert_string_equal(b.profile, "performance");
 	assert_string_equal(b.file, "/etc/with space.conf");
 	assert_memory_equal(a.origin, b.origin, sizeof(a.origin));
+	for (size_t i = 0; i < tunable_count; i++)
+		assert_int_equal(tunable_get(&a.cfg, &tunable_table[i]),
+				 tunable_get(&b.cfg, &tunable_table[i]));
 	cfg_origins_remove(tmpdir);
 	assert_int_equal(cfg_origins_read(tmpdir, &b), -ENOENT);
 	assert_string_equal(cfg_origin_name(ORIGIN_SET), "set");
+	assert_string_equal(cfg_origin_name(ORIGIN_CMDLINE), "cmdline");
+	assert_string_equal(cfg_origin_name(ORIGIN_PPD), "ppd");
 	assert_int_equal(cfg_origin_parse("machine"), ORIGIN_MACHINE);
 	assert_int_equal(cfg_origin_parse("bogus"), -EINVAL);
+}
+
+/* A tunables map as the programs' .data.tunables: one array element. */
+static int tunables_map(void)
+{
+	return bpf_map_create(BPF_MAP_TYPE_ARRAY, "tunables", sizeof(__u32),
+			      sizeof(struct bpfgov_config), 1, NULL);
+}
+
+static void built(struct gov_config *gc, const char *profile)
+{
+	memset(gc, 0, sizeof(*gc));
+	bpfgov_config_defaults(&gc->cfg);
+	assert_int_equal(cfg_profile_apply(gc, profile, msg, sizeof(msg)), 0);
+}
+
+static void map_get(int fd, struct bpfgov_config *c)
+{
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, c), 0);
+}
+
+/* start, govloader set, a profile switch and a scheduler reload, all
+ * through cfg_tunables_write: a `set` key survives what does not set it. */
+static void test_tunables_write(void **state)
+{
+	const char *const sets[] = { "deadband=8", "headroom_pct=140" };
+	const char *const bad[] = { "floor_min=900", "floor_max=800" };
+	const char *const again[] = { "headroom_pct=150" };
+	struct cfg_write w = {};
+	struct gov_config gc, file = {};
+	struct bpfgov_config m;
+	int fd = tunables_map(), fd2;
+
+	if (fd < 0) {
+		print_message("skip: cannot create a BPF map (%s): needs CAP_BPF\n",
+			      strerror(errno));
+		skip();
+	}
+	/* start: as built */
+	built(&gc, "balanced");
+	w.how = CFG_WRITE_START;
+	assert_int_equal(cfg_tunables_write(tmpdir, fd, &gc, &w, msg, sizeof(msg)), 0);
+	map_get(fd, &m);
+	assert_int_equal(get(&m, "headroom_pct"), 125);
+
+	/* govloader set */
+	w = (struct cfg_write){ .how = CFG_WRITE_SET, .kv = sets, .nr_kv = 2 };
+	assert_int_equal(cfg_tunables_write(tmpdir, fd, &gc, &w, msg, sizeof(msg)), 0);
+	assert_int_equal(get(&w.before, "headroom_pct"), 125);
+	map_get(fd, &m);
+	assert_int_equal(get(&m, "deadband"), 8);
+	assert_int_equal(get(&m, "headroom_pct"), 140);
+	assert_int_equal(cfg_origins_read(tmpdir, &file), 0);
+	assert_int_equal(origin(&file, "deadband"), ORIGIN_SET);
+	assert_string_equal(file.profile, "balanced");
+
+	/* a bad set changes nothing */
+	w = (struct cfg_write){ .how = CFG_WRITE_SET, .kv = bad, .nr_kv = 2 };
+	assert_int_equal(cfg_tunables_write(tmpdir, fd, &gc, &w, msg, sizeof(msg)), -ERANGE);
+	map_get(fd, &m);
+	assert_int_equal(get(&m, "floor_min"), 0);
+
+	/* PPD switches to performance: deadband stays set, headroom_pct is
+	 * the profile's (the daemon's copy never saw the set) */
+	built(&gc, "performance");
+	w = (struct cfg_write){ .how = CFG_WRITE_PROFILE };
+	assert_int_equal(cfg_tunables_write(tmpdir, fd, &gc, &w, msg, sizeof(msg)), 0);
+	map_get(fd, &m);
+	assert_int_equal(get(&m, "deadband"), 8);
+	assert_int_equal(origin(&gc, "deadband"), ORIGIN_SET);
+	assert_int_equal(get(&m, "headroom_pct"), 160);
+	assert_int_equal(origin(&gc, "headroom_pct"), ORIGIN_PROFILE);
+
+	/* set headroom_pct again, then a scheduler reload on a new map:
+	 * every set value is kept, the profile's key too */
+	w = (struct cfg_write){ .how = CFG_WRITE_SET, .kv = again, .nr_kv = 1 };
+	assert_int_equal(cfg_tunables_write(tmpdir, fd, &gc, &w, msg, sizeof(msg)), 0);
+	fd2 = tunables_map();
+	assert_true(fd2 >= 0);
+	built(&gc, "performance");
+	w = (struct cfg_write){ .how = CFG_WRITE_KEEP };
+	assert_int_equal(cfg_tunables_write(tmpdir, fd2, &gc, &w, msg, sizeof(msg)), 0);
+	map_get(fd2, &m);
+	assert_int_equal(get(&m, "deadband"), 8);
+	assert_int_equal(get(&m, "headroom_pct"), 150);
+	assert_int_equal(origin(&gc, "headroom_pct"), ORIGIN_SET);
+	assert_int_equal(get(&m, "gap_hold_us"), 3000);
+
+	/* a new start keeps nothing */
+	built(&gc, "balanced");
+	w = (struct cfg_write){ .how = CFG_WRITE_START };
+	assert_int_equal(cfg_tunables_write(tmpdir, fd2, &gc, &w, msg, sizeof(msg)), 0);
+	map_get(fd2, &m);
+	assert_int_equal(get(&m, "deadband"), 16);
+	cfg_origins_remove(tmpdir);
+	close(fd2);
+	close(fd);
 }
 
 int main(void)
@@ -371,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_load_file_checks),
 		cmocka_unit_test(test_start_args),
 		cmocka_unit_test(test_origins_file),
+		cmocka_unit_test(test_tunables_write),
 	};
 
 	return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
