@@ -123,7 +123,7 @@ static bool knob_ok(const struct journal_entry *e)
 	    !strcmp(rel, "cpufreq/energy_performance_preference") ||
 	    !strcmp(rel, "power/pm_qos_resume_latency_us"))
 		return true;
-	if (sscanf(rel, "cpuidle/state%u/disable%n", &k, &n) != 1 || rel[n] || k >= 8)
+	if (sscanf(rel, "cpuidle/state%u/disable%n", &k, &n) != 1 || rel[n] || k >= 10 /* CPUIDLE_STATE_MAX */)
 		return false;
 	snprintf(want, sizeof(want), "cpuidle/state%u/disable", k);
 	return !strcmp(rel, want);
