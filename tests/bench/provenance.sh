@@ -112,6 +112,9 @@ table() { # DOC
 		n=$(grep -c . <<<"$list")
 		if ! grep -qE '[0-9a-f]{7,}' <<<"$commit"; then
 			status="unknown: no commit found"
+		elif ! git cat-file -e "$(grep -oE '[0-9a-f]{7,}' <<<"$commit" | tail -n1)^{commit}" 2>/dev/null ||
+		     ! git merge-base --is-ancestor "$(grep -oE '[0-9a-f]{7,}' <<<"$commit" | tail -n1)" HEAD 2>/dev/null; then
+			status="unknown: that commit is not in this build's history"
 		elif [ "$n" -eq 0 ]; then
 			status=current
 		else
