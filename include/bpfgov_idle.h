@@ -214,8 +214,9 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 	return 0;
 }
 
-/* Choose the idle state; @long_poll says a poll just overran poll_max_us
- * or ran into the kernel's poll time limit. */
+/* Choose the idle state; @long_poll says a poll just overran poll_max_us,
+ * or ran into the kernel's poll time limit with the idle period past
+ * halt's payback point (pol_idle_exit_inline). */
 POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 				const struct bpfgov_config *c, int long_poll)
 {
@@ -267,15 +268,20 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 		reason = BPFGOV_R_QOS;
 	s->hist_pick = pick;
 	/*
-	 * Polling veto (poll_max_us = 0 turns it off): right after a poll
-	 * that overran poll_max_us (poll, then halt: the next idle of a lull
-	 * is not polled again), or when at least poll_veto_pct of the recent
-	 * idle periods were longer than poll_max_us. A share, not a mean:
-	 * one long lull moves it by one sample's weight, so the short idles
-	 * that follow it are still polled.
+	 * Polling veto: right after a poll that overran poll_max_us (poll,
+	 * then halt: the next idle of a lull is not polled again), or when
+	 * at least poll_veto_pct of the recent idle periods were longer than
+	 * poll_max_us. A share, not a mean: one long lull moves it by one
+	 * sample's weight, so the short idles that follow it are still
+	 * polled. poll_max_us = 0 turns off these two tests of length, not
+	 * the veto of a poll that ran into the kernel's time limit once the
+	 * idle period outlasted halt's payback point (@long_poll from
+	 * pol_idle_exit_inline's carried time): a CPU gone quiet under a
+	 * polling pick would poll on for good.
 	 */
-	if (c->state_is_poll[pick & BPFGOV_STATE_MASK] && c->poll_max_us &&
-	    (long_poll || (__u64)s->long_share * 100 >= (__u64)c->poll_veto_pct * POL_BIN_ONE)) {
+	if (c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
+	    (long_poll ||
+	     (c->poll_max_us && (__u64)s->long_share * 100 >= (__u64)c->poll_veto_pct * POL_BIN_ONE))) {
 		__u32 h = pol_first_halt(s, c);
 
 		if (h != BPFGOV_NO_STATE) {

@@ -601,9 +601,10 @@ static void test_idle_lull_then_short_idles_poll(void **state)
 	}
 }
 
-/* poll_max_us = 0 turns the long-poll veto off in both places: no poll
+/* poll_max_us = 0 turns the veto by length off in both places: no poll
  * is counted long at idle exit, and pol_idle_select keeps a polling pick
- * whatever the expected idle or the long_poll argument. */
+ * whatever the long share. (A timed-out poll's carried time still vetoes:
+ * test_idle_poll_max_zero_quiet_released.) */
 static void test_idle_poll_max_zero_no_veto(void **state)
 {
 	struct sim m;
@@ -632,10 +633,9 @@ static void test_idle_poll_max_zero_no_veto(void **state)
 	assert_true(m.s.expected_idle_ns >= 10 * MS / 8);
 	assert_int_equal(m.s.bins[1], 0);
 	assert_int_equal(m.s.pick_reason, BPFGOV_R_HISTORY);
-	/* direct: neither a long share nor the long_poll flag veto */
+	/* direct: a long share does not veto */
 	m.s.long_share = 1024;
 	assert_int_equal(pol_idle_select(&m.s, &m.c, 0), 0);
-	assert_int_equal(pol_idle_select(&m.s, &m.c, 1), 0);
 	assert_int_equal(m.s.idle_pick, 0);
 	/* the same state with poll_max 200us: vetoed at once */
 	m.c.poll_max_us = 200;

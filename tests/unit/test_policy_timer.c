@@ -505,6 +505,51 @@ static void test_idle_poll_limit_learned(void **state)
 	assert_int_equal(m.s.exit_goes_on, 0);
 }
 
+/* poll_max_us = 0 turns off the veto by poll length, not "poll, then
+ * halt": a CPU that went quiet under a polling pick polls from limit to
+ * limit, each poll timed out (nothing to run: the idle loop goes on), and
+ * its carried time is evidence against the pick like any other. Once it
+ * reaches halt's payback point the pick halts, whatever poll_max_us says:
+ * no standing constraint outlives its reason. A short poll that a task
+ * ends is still no veto. */
+static void test_idle_poll_max_zero_quiet_released(void **state)
+{
+	struct sim m;
+	__u64 res, lat, t;
+	int i;
+
+	(void)state;
+	sim_init(&m);
+	m.c.poll_max_us = 0;
+	m.s.wake_cost_ns[1] = 100 * US;		/* halt pays back from 200us */
+	m.s.bins[0] = 8 * 1024;			/* the history says poll */
+	m.s.idle_pick = 0;
+	m.s.hist_pick = 0;
+	m.s.ctx = 0;
+	/* a 1ms poll that a task ends: no veto with poll_max_us 0 */
+	sim_busy(&m, 10 * US, 0);
+	sim_idle(&m, 1 * MS, 0, 1 * US);
+	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.nr_long_polls, 0);
+	/* then nothing wakes it: 250us polls timed out, for up to 1s */
+	sim_busy(&m, 10 * US, 0);
+	t = m.now;
+	for (i = 0; i < 4000 && m.s.idle_pick == 0; i++) {
+		pol_idle_enter(&m.s, &m.c, 0, t);
+		m.s.exit_goes_on = 1;
+		t += 250 * US;
+		pol_idle_exit(&m.s, &m.c, t, &res, &lat);
+		assert_int_equal(m.s.wake_reason, BPFGOV_WAKE_LIMIT);
+	}
+	print_message("  poll_max_us 0, quiet: the polling pick stood %d timed-out polls (%llu us)\n",
+		      i, (unsigned long long)(m.s.carry_ns / US));
+	/* the first timeout carries 250us >= 200us: halt at once */
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+	assert_int_equal(i, 1);
+	assert_int_equal(m.s.carry_ns, 250 * US);
+}
+
 /* A tick during a poll is no timer wake-up when the idle loop goes on,
  * and a poll ended by another CPU past the limit is not timed out. */
 static void test_idle_poll_timeout_edges(void **state)
@@ -535,8 +580,10 @@ static void test_idle_poll_timeout_edges(void **state)
 	pol_idle_exit(&m.s, &m.c, t + 160 * US, &res, &lat);
 	assert_int_equal(m.s.carry_ns, 0);
 	assert_int_equal(m.s.bins[2], 1024);	/* worth 159us >= 150us */
-	/* poll_max_us = 0 (no veto): a timeout is still carried, the pick
-	 * stays, and the whole period is learned when it ends */
+	/* poll_max_us = 0 (no veto by length): a timeout is still carried,
+	 * the pick halts once the carried time passed C1's payback point (4us;
+	 * test_idle_poll_max_zero_quiet_released), and the whole period is
+	 * learned when it ends */
 	sim_reinit(&m);
 	m.c.poll_max_us = 0;
 	m.s.idle_pick = 0;
@@ -547,7 +594,8 @@ static void test_idle_poll_timeout_edges(void **state)
 	m.s.exit_goes_on = 1;
 	pol_idle_exit(&m.s, &m.c, t + 1 * MS, &res, &lat);
 	assert_int_equal(m.s.carry_ns, 1 * MS);
-	assert_int_equal(m.s.idle_pick, 0);
+	assert_int_equal(m.s.idle_pick, 1);
+	assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
 	t += 1 * MS;
 	pol_idle_enter(&m.s, &m.c, 0, t);
 	pol_wake_stamp(&m.s, t + 9 * US);
@@ -875,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_idle_worth_stamp_at_exit),
 		cmocka_unit_test(test_idle_timed_out_poll_carried),
 		cmocka_unit_test(test_idle_poll_timeout_edges),
+		cmocka_unit_test(test_idle_poll_max_zero_quiet_released),
 		cmocka_unit_test(test_idle_poll_limit_learned),
 		cmocka_unit_test(test_idle_cost_median_outliers),
 		cmocka_unit_test(test_idle_poll_limit),
