@@ -402,16 +402,27 @@ static __always_inline void pol_switch_ctx(struct bpfgov_cpu_state *s,
 
 /*
  * A quiet CPU forgets: an idle period of 2^POL_QUIET_SHIFT ns (8.4 ms) or
- * more halves the history it is learned into once per such length (at most
- * POL_QUIET_MAX times), on top of the decay by idle count. Evidence of short
- * idles then lapses with time, not only with the number of idles that
- * follow it: after a burst, the second quiet idle in a row turns the pick
- * (a lone lull among short idles adds one sample and still leaves them the
- * majority). A sleeping CPU is never woken for it: it is learned at the
- * exit of the idle period that was quiet.
+ * more halves the history it is learned into once per such length, on top
+ * of the decay by idle count. Evidence of short idles then lapses with
+ * time, not only with the number of idles that follow it: after a burst,
+ * the second quiet idle in a row turns the pick. A lone lull among short
+ * idles adds one sample and must leave them the majority, however long it
+ * was: the history holds about 2^bin_decay_shift samples' weight, so it is
+ * halved at most bin_decay_shift - 1 times (pol_quiet_max). Twice at the
+ * default shift 3: a full history of short idles keeps 7/8 * 8 / 4 = 1.75
+ * samples' weight against the lull's one (36 %, where going deeper takes
+ * 5/8, or 1/2 at pick_band 0). Once more would leave 0.875 against one,
+ * the lull alone a majority; four times (a lull of 34 ms), 0.44, and the
+ * lull turned the pick at the default band. A sleeping CPU is never woken
+ * for it: it is learned at the exit of the idle period that was quiet.
  */
 #define POL_QUIET_SHIFT		23
 #define POL_QUIET_MAX		7u
+
+static __always_inline __u32 pol_quiet_max(const struct bpfgov_config *c)
+{
+	return c->bin_decay_shift ? pol_min32(c->bin_decay_shift - 1, POL_QUIET_MAX) : 0;
+}
 
 #define POL_LEARN_LONG_POLL	0x100u	/* @st_flags: a poll overran poll_max_us */
 #define POL_LEARN_SELECT_ONLY	0x200u	/* @st_flags: the period goes on, learn nothing yet */
@@ -457,7 +468,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	}
 	/* History: decay (by count, and by time for a quiet period), then
 	 * add this idle period to its bin. */
-	quiet = (__u32)pol_min64(hist >> POL_QUIET_SHIFT, POL_QUIET_MAX);
+	quiet = (__u32)pol_min64(hist >> POL_QUIET_SHIFT, pol_quiet_max(c));
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;

@@ -934,6 +934,46 @@ static void test_idle_quiet_decay(void **state)
 	assert_int_equal(m.s.bins[0], 7 * 1024);
 }
 
+/* A lone lull among short idles leaves them the majority, however long
+ * it is: the short idles after it are polled, with one history and with
+ * one per context; the second quiet idle in a row turns the pick. */
+static void test_idle_lone_lull_any_length(void **state)
+{
+	static const __u64 lull_ms[] = { 20, 34, 100, 1000 };
+	struct sim m;
+	int i, ctx;
+
+	(void)state;
+	for (ctx = 0; ctx <= 1; ctx++) {
+		for (size_t l = 0; l < sizeof(lull_ms) / sizeof(lull_ms[0]); l++) {
+			sim_init(&m);
+			m.c.history_ctx = ctx;
+			m.s.wake_cost_ns[1] = 100 * US;	/* halt pays back from 200us */
+			for (i = 0; i < 40; i++)
+				sim_period(&m, 20 * US);
+			assert_int_equal(m.s.idle_pick, 0);
+			sim_period(&m, lull_ms[l] * MS);
+			print_message("  history_ctx %d, a lone lull of %llu ms: history pick %u, pick %u "
+				      "(bins %u / %u)\n", ctx, (unsigned long long)lull_ms[l],
+				      m.s.hist_pick, m.s.idle_pick, m.s.bins[0], m.s.bins[1]);
+			assert_int_equal(m.s.hist_pick, 0);
+			assert_int_equal(m.s.idle_pick, 0);
+			for (i = 0; i < 3; i++)
+				assert_int_equal(sim_period(&m, 20 * US), 0);
+			/* the second lull in a row turns it */
+			sim_init(&m);
+			m.c.history_ctx = ctx;
+			m.s.wake_cost_ns[1] = 100 * US;
+			for (i = 0; i < 40; i++)
+				sim_period(&m, 20 * US);
+			sim_period(&m, lull_ms[l] * MS);
+			sim_period(&m, lull_ms[l] * MS);
+			assert_int_equal(m.s.hist_pick, 1);
+			assert_int_equal(m.s.idle_pick, 1);
+		}
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Tables of up to CPUIDLE_STATE_MAX states                           */
 /* ------------------------------------------------------------------ */
@@ -1241,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_idle_context_phases),
 		cmocka_unit_test(test_idle_context_random_mix),
 		cmocka_unit_test(test_idle_quiet_decay),
+		cmocka_unit_test(test_idle_lone_lull_any_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
