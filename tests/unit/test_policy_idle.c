@@ -943,6 +943,16 @@ static void test_idle_quiet_decay(void **state)
 /* A lone lull among short idles leaves them the majority, however long
  * it is: the short idles after it are polled, with one history and with
  * one per context; the second quiet idle in a row turns the pick. */
+static void forty_short_idles(struct sim *m, int ctx)
+{
+	sim_init(m);
+	m->c.history_ctx = ctx;
+	m->s.wake_cost_ns[1] = 100 * US;	/* halt pays back from 200us */
+	for (int i = 0; i < 40; i++)
+		sim_period(m, 20 * US);
+	assert_int_equal(m->s.idle_pick, 0);
+}
+
 static void test_idle_lone_lull_any_length(void **state)
 {
 	static const __u64 lull_ms[] = { 20, 34, 100, 1000 };
@@ -952,12 +962,7 @@ static void test_idle_lone_lull_any_length(void **state)
 	(void)state;
 	for (ctx = 0; ctx <= 1; ctx++) {
 		for (size_t l = 0; l < sizeof(lull_ms) / sizeof(lull_ms[0]); l++) {
-			sim_init(&m);
-			m.c.history_ctx = ctx;
-			m.s.wake_cost_ns[1] = 100 * US;	/* halt pays back from 200us */
-			for (i = 0; i < 40; i++)
-				sim_period(&m, 20 * US);
-			assert_int_equal(m.s.idle_pick, 0);
+			forty_short_idles(&m, ctx);
 			sim_period(&m, lull_ms[l] * MS);
 			print_message("  history_ctx %d, a lone lull of %llu ms: history pick %u, pick %u "
 				      "(bins %u / %u)\n", ctx, (unsigned long long)lull_ms[l],
@@ -967,11 +972,7 @@ static void test_idle_lone_lull_any_length(void **state)
 			for (i = 0; i < 3; i++)
 				assert_int_equal(sim_period(&m, 20 * US), 0);
 			/* the second lull in a row turns it */
-			sim_init(&m);
-			m.c.history_ctx = ctx;
-			m.s.wake_cost_ns[1] = 100 * US;
-			for (i = 0; i < 40; i++)
-				sim_period(&m, 20 * US);
+			forty_short_idles(&m, ctx);
 			sim_period(&m, lull_ms[l] * MS);
 			sim_period(&m, lull_ms[l] * MS);
 			assert_int_equal(m.s.hist_pick, 1);
