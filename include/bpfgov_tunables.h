@@ -30,7 +30,7 @@
 	X(fall_band,           192,    0,    512, "/1024", "the floor falls only if the target's peak over fall_delay_us is more than this share of the floor below it") \
 	X(nr_states,             2,    1, BPFGOV_MAX_STATES, "", "idle states (filled from the cpuidle driver)") \
 	X(payback_pct,         200,   10,   1000, "%",    "a state pays back once idle >= measured wake cost x this") \
-	X(poll_max_us,         200,    0, 100000, "us",   "idles longer than this are long ones for polling; a poll that overran it halts next (0: no veto)") \
+	X(poll_max_us,         200,    0, 100000, "us",   "idles longer than this are long ones for polling; a poll that overran it halts next (0: no veto by length)") \
 	X(poll_veto_pct,        50,    1,    100, "%",    "no polling once this share of recent idles was long (100: only after a long poll)") \
 	X(bin_decay_shift,       3,    1,     10, "",     "idle history decays by 1/2^shift per idle period") \
 	X(cost_ewma_shift,       3,    0,     10, "",     "wake-up cost running median: a sample moves it by 1/2^(shift+1) of itself") \
