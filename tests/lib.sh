@@ -88,6 +88,14 @@ gov_wait() {
 
 # status_get JQ-EXPR: one value from `status --json`.
 status_get() { "$GOV" status --json 2>/dev/null | jq -r "$1"; }
+# status_wait JQ-EXPR: until `status --json` satisfies it (10 s).
+status_wait() {
+	for i in $(seq 1 100); do
+		"$GOV" status --json 2>/dev/null | jq -e "$1" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 bg() { "$@" & BG_PIDS+=($!); }
 
@@ -379,3 +387,58 @@ seed_platform() { # DIR KIND
 }
 # The roots of a stand-in platform, as options.
 plat_roots() { echo --sysfs-root "$1/sys" --proc-root "$1/proc" --msr-root "$1/msr"; }
+
+# power-profiles-daemon on a private system bus (dbus-daemon with a
+# system-bus style config), its platform_profile driver on a stand-in ACPI
+# platform_profile file (PPD's own UMOCKDEV_DIR sysfs prefix): writing
+# that file is what a firmware hot key does, and PPD announces the new
+# profile on D-Bus exactly as for `powerprofilesctl set`.
+PPD=/usr/libexec/power-profiles-daemon
+# ppd_bus BUSDIR FAKEROOT: the bus (exports DBUS_SYSTEM_BUS_ADDRESS) and
+# the stand-in firmware file ($PPD_FW/platform_profile, balanced).
+ppd_bus() {
+	PPD_B=$1 PPD_FAKE=$2 PPD_FW=$2/sys/firmware/acpi
+	mkdir -p "$PPD_B" "$PPD_FW"
+	printf 'low-power balanced performance\n' >"$PPD_FW/platform_profile_choices"
+	echo balanced >"$PPD_FW/platform_profile"
+	cat >"$PPD_B/system.conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$PPD_B/socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+	dbus-daemon --config-file="$PPD_B/system.conf" --nofork --nopidfile >"$PPD_B/dbus.log" 2>&1 &
+	BG_PIDS+=($!)
+	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$PPD_B/socket
+	for i in $(seq 1 50); do [ -S "$PPD_B/socket" ] && break; sleep 0.1; done
+}
+# ppd_start: PPD on the bus, until it answers (PPD_PID).
+ppd_start() {
+	UMOCKDEV_DIR=$PPD_FAKE "$PPD" -v >>"$PPD_B/ppd.log" 2>&1 &
+	PPD_PID=$!
+	BG_PIDS+=($PPD_PID)
+	for i in $(seq 1 100); do
+		powerprofilesctl get >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# ppd_fw PROFILE WANT: the firmware switches to PROFILE (as a hot key
+# does); wait until PPD's active profile is WANT.
+ppd_fw() {
+	echo "$1" >"$PPD_FW/platform_profile"
+	for i in $(seq 1 100); do
+		[ "$(powerprofilesctl get 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -12,69 +12,15 @@
 . "$(dirname "$0")/../lib.sh"
 
 export BPFGOV_RUN_DIR=$T_TMP/run
-PPD=/usr/libexec/power-profiles-daemon
 for f in dbus-daemon powerprofilesctl gdbus "$PPD"; do
 	command -v "$f" >/dev/null || { not_ok "$f missing (scripts/deps.sh installs it)"; t_done; exit 1; }
 done
 
-B=$T_TMP/bus
-mkdir -p "$B" "$T_TMP/fake/sys/firmware/acpi"
-FW=$T_TMP/fake/sys/firmware/acpi
-printf 'low-power balanced performance\n' >"$FW/platform_profile_choices"
-echo balanced >"$FW/platform_profile"
-cat >"$B/system.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$B/socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
-dbus-daemon --config-file="$B/system.conf" --nofork --nopidfile >"$B/dbus.log" 2>&1 &
-BG_PIDS+=($!)
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$B/socket
-for i in $(seq 1 50); do [ -S "$B/socket" ] && break; sleep 0.1; done
-check "private system bus is up" test -S "$B/socket"
-
-ppd_pid=
-ppd_start() {
-	UMOCKDEV_DIR=$T_TMP/fake "$PPD" -v >>"$B/ppd.log" 2>&1 &
-	ppd_pid=$!
-	BG_PIDS+=($ppd_pid)
-	for i in $(seq 1 100); do
-		powerprofilesctl get >/dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# fw PROFILE: the firmware switches (as a hot key does); wait for PPD.
-fw() {
-	local want=$2
-	echo "$1" >"$FW/platform_profile"
-	for i in $(seq 1 100); do
-		[ "$(powerprofilesctl get 2>/dev/null)" = "$want" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-# wait_for JQ-EXPR: until `status --json` satisfies it (10 s).
-wait_for() {
-	for i in $(seq 1 100); do
-		"$GOV" status --json 2>/dev/null | jq -e "$1" >/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+ppd_bus "$T_TMP/bus" "$T_TMP/fake"
+check "private system bus is up" test -S "$T_TMP/bus/socket"
 
 check "power-profiles-daemon runs on the private bus" ppd_start
-check "PPD follows the stand-in platform profile to power-saver" fw low-power power-saver
+check "PPD follows the stand-in platform profile to power-saver" ppd_fw low-power power-saver
 check "PPD uses its platform_profile driver" grep -q "Driver:     platform_profile" <<<"$(powerprofilesctl list 2>&1)"
 
 # Bad input first: unknown config value; no system bus.
@@ -93,14 +39,14 @@ is "pinned tunables: powersave's headroom" "$(status_get .tunables.headroom_pct)
 check "status text shows the follow" grep -q "power-profiles-daemon: followed, active profile power-saver" <<<"$("$GOV" status)"
 
 # 2. PPD switches: bpfgov follows into the pinned map.
-fw performance performance
-check "PPD: performance" wait_for '.ppd_profile == "performance"'
+ppd_fw performance performance
+check "PPD: performance" status_wait '.ppd_profile == "performance"'
 is "bpfgov profile performance" "$(status_get .profile)" "performance"
 is "pinned tunables: performance's headroom" "$(status_get .tunables.headroom_pct)" "160"
 is "origin of headroom_pct: ppd" "$(status_get .tunable_origins.headroom_pct)" "ppd"
 check "metrics show both profiles" grep -q 'bpfgov_profile_info{profile="performance",ppd_profile="performance"} 1' <<<"$(curl -s "$port/metrics")"
-fw balanced balanced
-check "PPD: balanced" wait_for '.ppd_profile == "balanced" and .profile == "balanced"'
+ppd_fw balanced balanced
+check "PPD: balanced" status_wait '.ppd_profile == "balanced" and .profile == "balanced"'
 is "pinned tunables: balanced's headroom" "$(status_get .tunables.headroom_pct)" "125"
 check "metrics: two switches counted" grep -qx 'bpfgov_profile_switches_total 2' <<<"$(curl -s "$port/metrics")"
 
@@ -116,14 +62,14 @@ is "a spoofed PropertiesChanged is ignored" "$(status_get .profile)" "balanced"
 # key the profile sets (headroom_pct) is the profile's after the switch.
 check "govloader set deadband=8 headroom_pct=140" "$GOV" set deadband=8 headroom_pct=140
 is "set: deadband 8, origin set" "$(status_get .tunables.deadband) $(status_get .tunable_origins.deadband)" "8 set"
-fw performance performance
-check "PPD: performance after the set" wait_for '.profile == "performance"'
+ppd_fw performance performance
+check "PPD: performance after the set" status_wait '.profile == "performance"'
 is "deadband survives the switch" "$(status_get .tunables.deadband) $(status_get .tunable_origins.deadband)" "8 set"
 is "headroom_pct is the new profile's" "$(status_get .tunables.headroom_pct) $(status_get .tunable_origins.headroom_pct)" "160 ppd"
 check "origins file: deadband set 8" grep -qx "origin deadband set 8" "$BPFGOV_RUN_DIR/config"
 check "origins file: headroom_pct ppd 160" grep -qx "origin headroom_pct ppd 160" "$BPFGOV_RUN_DIR/config"
-fw balanced balanced
-check "PPD: back to balanced" wait_for '.profile == "balanced"'
+ppd_fw balanced balanced
+check "PPD: back to balanced" status_wait '.profile == "balanced"'
 is "deadband survives a second switch" "$(status_get .tunables.deadband) $(status_get .tunable_origins.deadband)" "8 set"
 is "balanced's headroom_pct" "$(status_get .tunables.headroom_pct) $(status_get .tunable_origins.headroom_pct)" "125 ppd"
 # A scheduler reload (scx --restart) writes the tunables through the same
@@ -135,21 +81,21 @@ is "balanced's headroom_pct" "$(status_get .tunables.headroom_pct) $(status_get 
 # logind session or a local rule: say what it answered.
 out=$(powerprofilesctl set power-saver 2>&1)
 if [ $? -eq 0 ]; then
-	check "powerprofilesctl set power-saver followed" wait_for '.profile == "powersave"'
-	fw balanced balanced
-	wait_for '.profile == "balanced"'
+	check "powerprofilesctl set power-saver followed" status_wait '.profile == "powersave"'
+	ppd_fw balanced balanced
+	status_wait '.profile == "balanced"'
 else
 	diag "powerprofilesctl set (polkit) refused here: $(tr '\n' ' ' <<<"$out" | head -c 200)"
 fi
 
 # 5. PPD leaves: the profile stays; a restarted PPD is followed again.
-kill "$ppd_pid"; wait "$ppd_pid" 2>/dev/null
+kill "$PPD_PID"; wait "$PPD_PID" 2>/dev/null
 sleep 1
 check "governor keeps running without PPD" kill -0 "$GOV_PID"
 is "profile stays balanced" "$(status_get .profile)" "balanced"
 check "PPD restarted" ppd_start
-check "PPD switched after its restart" fw performance performance
-check "restarted PPD's performance is followed" wait_for '.profile == "performance" and .ppd_profile == "performance"'
+check "PPD switched after its restart" ppd_fw performance performance
+check "restarted PPD's performance is followed" status_wait '.profile == "performance" and .ppd_profile == "performance"'
 check "start logged PPD leaving and coming back" grep -q "power-profiles-daemon appeared on the system bus" "$GOV_LOG"
 
 "$GOV" stop >/dev/null 2>&1
@@ -157,7 +103,7 @@ gov_wait
 is "stop: exit 0" "$GOV_RC" 0
 
 # 6. The config key does the same as the option.
-fw low-power power-saver
+ppd_fw low-power power-saver
 printf 'follow_ppd = yes\n' >"$T_TMP/ppd.conf"
 chmod 0644 "$T_TMP/ppd.conf"
 gov_start --config "$T_TMP/ppd.conf" --dry-run
