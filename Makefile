@@ -41,7 +41,7 @@ CFLAGS    ?= -O2 -g
 WERROR    ?= $(if $(filter true 1,$(CI)),1,0)
 ALL_CFLAGS = $(CFLAGS) -Wall -Wextra -Wno-unused-parameter $(if $(filter 1,$(WERROR)),-Werror) \
 	     -std=gnu11 -D_GNU_SOURCE \
-	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP $(PC_CFLAGS)
+	     -Iinclude $(USER_INC) -I$(BUILD)/bpf -MMD -MP $(PC_CFLAGS)
 # Libraries found with pkg-config: libmicrohttpd (the /metrics server),
 # libsystemd (sd-bus: following power-profiles-daemon).
 PC_LIBS   := libmicrohttpd libsystemd
@@ -61,9 +61,15 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 
-USER_SRCS  := $(wildcard user/*.c)
+# user/ is a tree of folders, one concern each (README.md, Layout); the
+# objects mirror it under $(BUILD)/user/, and every folder is on the
+# include path, so a header is included by its name alone.
+USER_DIRS  := $(sort $(patsubst %/,%,$(dir $(wildcard user/*/*.[ch] user/*/*/*.[ch]))))
+USER_INC   := $(addprefix -I,$(USER_DIRS))
+USER_SRCS  := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
 USER_OBJS  := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
-LIB_OBJS   := $(filter-out $(BUILD)/user/govloader.o,$(USER_OBJS))
+MAIN_OBJ   := $(BUILD)/user/client/govloader.o
+LIB_OBJS   := $(filter-out $(MAIN_OBJ),$(USER_OBJS))
 
 TEST_SRCS  := $(wildcard tests/unit/test_*.c)
 TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
@@ -93,7 +99,7 @@ help:
 deps:
 	$(Q)bash scripts/deps.sh
 
-$(BUILD)/bpf $(BUILD)/user $(BUILD)/tests:
+$(BUILD)/bpf $(BUILD)/tests:
 	$(Q)mkdir -p $@
 
 # C and BPF objects depend on the compilers and flags they were built with
@@ -142,11 +148,12 @@ VERSION_STAMP := $(BUILD)/version.stamp
 $(VERSION_STAMP): FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
-$(BUILD)/user/govloader.o: $(VERSION_STAMP)
-$(BUILD)/user/govloader.o: private ALL_CFLAGS += -DGOV_VERSION='"$(VERSION)"'
+$(MAIN_OBJ): $(VERSION_STAMP)
+$(MAIN_OBJ): private ALL_CFLAGS += -DGOV_VERSION='"$(VERSION)"'
 
-$(BUILD)/user/%.o: user/%.c $(FLAGS_STAMP) | $(BUILD)/user $(SKELS)
+$(BUILD)/user/%.o: user/%.c $(FLAGS_STAMP) | $(SKELS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(GOVLOADER): $(USER_OBJS)
@@ -201,4 +208,4 @@ clean:
 
 -include tests/vm/vm.mk
 -include $(wildcard mk/*.mk)
--include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)
+-include $(wildcard $(BUILD)/bpf/*.d $(USER_OBJS:.o=.d) $(BUILD)/tests/*.d $(BUILD)/bench/*.d)

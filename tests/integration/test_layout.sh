@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The loader's files import each other in no circle. Module X (user/X.c
-# with user/X.h) imports Y when:
+# The loader's files import each other in no circle. Module X (X.c with
+# X.h, in one of user/'s folders) imports Y when:
 #   include: X.c or X.h includes Y.h (directly, or through a header with no
-#            .c of its own) and user/Y.c exists;
-#   link:    build/user/X.o uses a symbol build/user/Y.o defines (what a
-#            header shared by several files hides from the include graph).
+#            .c of its own) and a Y.c exists;
+#   link:    X's object under build/user/ uses a symbol Y's object defines
+#            (what a header shared by several files hides from the include
+#            graph).
 # Every circle found is listed, each import of it on its own line.
 . "$(dirname "$0")/../lib.sh"
 
@@ -17,15 +18,23 @@ graph() { # MODE: one line per circle, "MODE: a b c", then "  a -> b" lines
 	python3 - "$TOP/user" "$TOP/build/user" "$1" <<'EOF'
 import os, re, subprocess, sys
 src, obj, mode = sys.argv[1:4]
-mods = {f[:-2] for f in os.listdir(src) if f.endswith('.c')}
+# user/ is a tree of folders; a file is known by its name alone (the
+# Makefile puts every folder on the include path)
+path = {}
+for d, _, fs in os.walk(src):
+    for f in fs:
+        if f.endswith(('.c', '.h')):
+            if f in path:
+                sys.exit('two files named ' + f + ' under user/')
+            path[f] = os.path.join(d, f)
+mods = {f[:-2] for f in path if f.endswith('.c')}
 g = {m: set() for m in mods}
 if mode == 'include':
     inc = {}
-    for f in os.listdir(src):
-        if f.endswith(('.c', '.h')):
-            text = open(os.path.join(src, f), errors='replace').read()
-            inc[f] = [h for h in re.findall(r'^\s*#\s*include\s+"([^"/]+)"', text, re.M)
-                      if os.path.exists(os.path.join(src, h))]
+    for f, p in path.items():
+        text = open(p, errors='replace').read()
+        inc[f] = [h for h in re.findall(r'^\s*#\s*include\s+"([^"/]+)"', text, re.M)
+                  if h in path]
     def reach(f, seen):
         out = set()
         for h in inc.get(f, []):
@@ -39,7 +48,7 @@ if mode == 'include':
 else:
     defs, uses = {}, {}
     for m in sorted(mods):
-        o = os.path.join(obj, m + '.o')
+        o = os.path.join(obj, os.path.relpath(path[m + '.c'], src)[:-2] + '.o')
         if not os.path.exists(o):
             sys.exit('missing ' + o + ' (run make first)')
         for line in subprocess.run(['nm', o], capture_output=True, text=True,

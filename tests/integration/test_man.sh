@@ -4,7 +4,7 @@
 # and `groff -ww -z` without a message; every command of `govloader --help`
 # has a section and the reverse; in each section the options are exactly
 # those of the command's --help and of its option parser (struct option and
-# getopt strings in user/*.c, cli_parse's allowed list); bpfgov.conf(5)
+# getopt strings in user/**/*.c, cli_parse's allowed list); bpfgov.conf(5)
 # lists exactly the keys the configuration parser accepts; `make install`
 # puts both pages under man8/ and man5/ and `make uninstall` removes them.
 . "$(dirname "$0")/../lib.sh"
@@ -49,17 +49,17 @@ help_options() {
 # parser_options CMD: what the command's parser accepts, from its source.
 parser_options() {
 	local cmd=$1 allowed file shorts
-	allowed=$(grep -ohE "cli_parse\(\"$cmd\", [a-z_]+, argc, argv, \"[^\"]*\"" "$TOP"/user/*.c |
+	allowed=$(grep -ohE "cli_parse\(\"$cmd\", [a-z_]+, argc, argv, \"[^\"]*\"" "$TOP"/user/*/*.c "$TOP"/user/*/*/*.c |
 		  sed -E 's/.*"([^"]*)"$/\1/')
 	# a command of no options of its own passes "" to cli_parse
-	if grep -qE "cli_parse\(\"$cmd\", " "$TOP"/user/*.c; then
+	if grep -qE "cli_parse\(\"$cmd\", " "$TOP"/user/*/*.c "$TOP"/user/*/*/*.c; then
 		{ for w in $allowed; do [ "$w" = ARGS ] || echo "--$w"; done
 		  echo "$GLOBAL" | tr ' ' '\n'; } | sort -u | tr '\n' ' ' | sed 's/ $//'
 		return
 	fi
 	# the parser lives in <cmd>_opts.c where the command has one, else with do_<cmd>
-	file=$(grep -lE "^int ${cmd}_parse_args\(" "$TOP"/user/*.c | head -n1)
-	[ -n "$file" ] || file=$(grep -lE "^int do_$cmd\(int argc" "$TOP"/user/*.c)
+	file=$(grep -lE "^int ${cmd}_parse_args\(" "$TOP"/user/*/*.c "$TOP"/user/*/*/*.c | head -n1)
+	[ -n "$file" ] || file=$(grep -lE "^int do_$cmd\(int argc" "$TOP"/user/*/*.c "$TOP"/user/*/*/*.c)
 	[ -n "$file" ] || return
 	shorts=$(grep -oE 'getopt_long\([^,]+, [^,]+, "[^"]*"' "$file" | sed -E 's/.*"([^"]*)"$/\1/' |
 		 tr -d ':' | fold -w1 | sed 's/^/-/')
@@ -71,7 +71,7 @@ parser_options() {
 # Global options: the page, the top-level usage and main()'s parser agree.
 is "GLOBAL OPTIONS are -h/-q/-v and their long forms" "$(options "$MAN8" "GLOBAL OPTIONS")" "$GLOBAL"
 for o in $GLOBAL; do
-	check "govloader's main() accepts $o" grep -q "strcmp(argv\[i\], \"$o\")" "$TOP/user/govloader.c"
+	check "govloader's main() accepts $o" grep -q "strcmp(argv\[i\], \"$o\")" "$TOP/user/client/govloader.c"
 done
 
 cmds=$("$GOV" --help | awk '/^Commands:/{f=1;next} /^$/{if(f)exit} f {print $1}')
@@ -115,7 +115,7 @@ check "the comparison is not vacuous (start alone has 20+)" test "$(wc -w <<<"$(
 keys_page=$(awk '/^\.S[SH] /{f = ($0 ~ /^\.SH KEYS$/) || (f && /^\.SS /); next}
 		 f && tag { print $2; tag = 0; next } f && /^\.TP/ { tag = 1 }' "$MAN5" | sort -u | tr '\n' ' ' | sed 's/ $//')
 keys_code=$( { grep -oE '^\s*X\([a-z_]+,' "$TOP/include/bpfgov_tunables.h" | sed -E 's/^\s*X\(([a-z_]+),/\1/'
-	       grep -oE 'memcmp\(ks, "[a-z_]+"' "$TOP/user/config.c" | sed -E 's/.*"([a-z_]+)"/\1/'; } |
+	       grep -oE 'memcmp\(ks, "[a-z_]+"' "$TOP/user/state/config.c" | sed -E 's/.*"([a-z_]+)"/\1/'; } |
 	     sort -u | tr '\n' ' ' | sed 's/ $//')
 check "the configuration parser has 20+ keys" test "$(wc -w <<<"$keys_code")" -ge 20
 is "bpfgov.conf(5): keys missing from the page" "$(minus "$keys_code" "$keys_page")" ""

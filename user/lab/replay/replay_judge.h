@@ -21,7 +21,7 @@
 #define __BPFGOV_REPLAY_JUDGE_H
 
 #ifdef __BPF__
-#error "user/replay_judge.h is for user space only"
+#error "user/lab/replay/replay_judge.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -9,7 +9,7 @@
 #define __BPFGOV_PPD_H
 
 #ifdef __BPF__
-#error "user/ppd.h is for user space only"
+#error "user/platform/ppd.h is for user space only"
 #endif
 
 #include <stdbool.h>

@@ -8,7 +8,7 @@
 #define __BPFGOV_UTIL_H
 
 #ifdef __BPF__
-#error "user/util.h is for user space only"
+#error "user/lib/util.h is for user space only"
 #endif
 
 #include <linux/types.h>

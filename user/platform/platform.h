@@ -9,7 +9,7 @@
 #define __BPFGOV_PLATFORM_H
 
 #ifdef __BPF__
-#error "user/platform.h is for user space only"
+#error "user/platform/platform.h is for user space only"
 #endif
 
 #include <stdbool.h>

@@ -9,7 +9,7 @@
 #define __BPFGOV_TAP_H
 
 #ifdef __BPF__
-#error "user/tap.h is for user space only"
+#error "user/state/tap.h is for user space only"
 #endif
 
 #include <linux/types.h>

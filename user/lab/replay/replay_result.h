@@ -8,7 +8,7 @@
 #define __BPFGOV_REPLAY_RESULT_H
 
 #ifdef __BPF__
-#error "user/replay_result.h is for user space only"
+#error "user/lab/replay/replay_result.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -4,7 +4,7 @@
 #define __BPFGOV_COMMON_H
 
 #ifdef __BPF__
-#error "user/common.h is for user space only"
+#error "user/lib/common.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -13,7 +13,7 @@
 #define __BPFGOV_ACT_BACKEND_H
 
 #ifdef __BPF__
-#error "user/act_backend.h is for user space only"
+#error "user/act/act_backend.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -14,7 +14,7 @@
 #define __BPFGOV_METRICS_H
 
 #ifdef __BPF__
-#error "user/metrics.h is for user space only"
+#error "user/state/metrics.h is for user space only"
 #endif
 
 #include <linux/types.h>
@@ -92,7 +92,7 @@ int met_render(FILE *out, enum met_format fmt, const char *pin_root,
 int met_render_buf(char **buf, size_t *len, enum met_format fmt, const char *pin_root,
 		   const struct met_shared *m, bool up);
 
-/* --metrics-listen: serve met_render over HTTP (user/http.c). */
+/* --metrics-listen: serve met_render over HTTP (user/daemon/http.c). */
 struct met_server;
 /* Parse "PORT", "ADDR:PORT" or "[V6ADDR]:PORT" (PORT alone binds
  * 127.0.0.1). 0 or -EINVAL. */

@@ -44,7 +44,7 @@
 #define __BPFGOV_JOURNAL_H
 
 #ifdef __BPF__
-#error "user/journal.h is for user space only"
+#error "user/act/journal.h is for user space only"
 #endif
 
 #include <stdbool.h>

@@ -9,14 +9,14 @@
  * `govloader set`. A profile switch takes back the keys the new profile
  * sets from `govloader set`; a scheduler reload keeps every value.
  * cfg_tunables_write() is the one writer of the running tunables.
- * Everything is validated with the tunables table (user/tunables.c) before
+ * Everything is validated with the tunables table (user/state/tunables.c) before
  * anything is changed. User space only.
  */
 #ifndef __BPFGOV_CONFIG_H
 #define __BPFGOV_CONFIG_H
 
 #ifdef __BPF__
-#error "user/config.h is for user space only"
+#error "user/state/config.h is for user space only"
 #endif
 
 #include <stdbool.h>

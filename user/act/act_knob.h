@@ -11,7 +11,7 @@
 #define __BPFGOV_ACT_KNOB_H
 
 #ifdef __BPF__
-#error "user/act_knob.h is for user space only"
+#error "user/act/act_knob.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -4,7 +4,7 @@
 #define __BPFGOV_USER_TUNABLES_H
 
 #ifdef __BPF__
-#error "user/tunables.h is for user space only"
+#error "user/state/tunables.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -8,7 +8,7 @@
 #define __BPFGOV_ACTUATE_H
 
 #ifdef __BPF__
-#error "user/actuate.h is for user space only"
+#error "user/act/actuate.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -4,7 +4,7 @@
 #define __BPFGOV_LOG_H
 
 #ifdef __BPF__
-#error "user/log.h is for user space only"
+#error "user/lib/log.h is for user space only"
 #endif
 
 enum log_level {

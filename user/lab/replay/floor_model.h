@@ -35,7 +35,7 @@
 #define __BPFGOV_FLOOR_MODEL_H
 
 #ifdef __BPF__
-#error "user/floor_model.h is for user space only"
+#error "user/lab/replay/floor_model.h is for user space only"
 #endif
 
 #include <linux/types.h>

@@ -4,7 +4,7 @@
 #define __BPFGOV_GOV_H
 
 #ifdef __BPF__
-#error "user/gov.h is for user space only"
+#error "user/state/gov.h is for user space only"
 #endif
 
 #include <stdio.h>

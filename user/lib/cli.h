@@ -4,7 +4,7 @@
 #define __BPFGOV_CLI_H
 
 #ifdef __BPF__
-#error "user/cli.h is for user space only"
+#error "user/lib/cli.h is for user space only"
 #endif
 
 #include <stdbool.h>

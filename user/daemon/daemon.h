@@ -15,7 +15,7 @@
 #define __BPFGOV_DAEMON_H
 
 #ifdef __BPF__
-#error "user/daemon.h is for user space only"
+#error "user/daemon/daemon.h is for user space only"
 #endif
 
 #include <signal.h>

@@ -15,7 +15,7 @@
 #define __BPFGOV_JSON_WRITER_H
 
 #ifdef __BPF__
-#error "user/json_writer.h is for user space only"
+#error "user/lib/json_writer.h is for user space only"
 #endif
 
 #include <stdbool.h>

@@ -9,7 +9,7 @@
 #define __BPFGOV_TRACE_H
 
 #ifdef __BPF__
-#error "user/trace.h is for user space only"
+#error "user/lab/trace.h is for user space only"
 #endif
 
 #include <linux/types.h>

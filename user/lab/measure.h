@@ -10,7 +10,7 @@
 #define __BPFGOV_MEASURE_H
 
 #ifdef __BPF__
-#error "user/measure.h is for user space only"
+#error "user/lab/measure.h is for user space only"
 #endif
 
 #include <linux/types.h>

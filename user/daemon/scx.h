@@ -42,7 +42,7 @@ struct scx_opts {
 	unsigned int nr_states;	/* idle states of the machine's table (0: the
 				 * largest table); a rodata constant */
 	const char *topo_root;	/* sysfs root the CPU -> last-level cache map
-				 * is read from (NULL: "/sys"; user/topo.c) */
+				 * is read from (NULL: "/sys"; user/platform/topo.c) */
 	bool idle_states;	/* the cpuidle driver offers states to choose
 				 * from: cpu_idle books the state entered */
 };

@@ -9,7 +9,7 @@
 #define __BPFGOV_REPLAY_H
 
 #ifdef __BPF__
-#error "user/replay.h is for user space only"
+#error "user/lab/replay/replay.h is for user space only"
 #endif
 
 #include <linux/types.h>
