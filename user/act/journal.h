@@ -168,8 +168,4 @@ void journal_result_say(const struct journal_result *r, const char *what);
  * <dir>/journal to journal.discarded (kept for reference, never read). */
 int journal_discard(const char *dir);
 
-/* `govloader restore [--discard] [--pin-root DIR] [--msr-root DIR]
- * [--sysfs-root DIR]`. */
-int do_restore(int argc, char **argv);
-
 #endif /* __BPFGOV_JOURNAL_H */

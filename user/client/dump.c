@@ -13,6 +13,7 @@
 #include "common.h"
 #include "gov.h"
 #include "log.h"
+#include "govloader_cmds.h"
 
 static const char dump_usage[] =
 "Usage: govloader dump [--pin-root DIR]\n"

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "util.h"
+#include "govloader_cmds.h"
 
 static const char metrics_usage[] =
 "Usage: govloader metrics [-o FILE] [--pin-root DIR]\n"

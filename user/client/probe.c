@@ -15,6 +15,7 @@
 #include "json_writer.h"
 #include "kfeat.h"
 #include "platform.h"
+#include "govloader_cmds.h"
 
 static const char probe_usage[] =
 "Usage: govloader probe [--json] [--sysfs-root DIR] [--proc-root DIR] [--msr-root DIR]\n"

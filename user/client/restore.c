@@ -18,6 +18,7 @@
 #include "actuate.h"
 #include "log.h"
 #include "util.h"
+#include "govloader_cmds.h"
 
 /* A file's exact bytes back through @fd, unless already in place: 1 in
  * place, 0 written, -errno. A stand-in (a regular file) needs a write bit

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "log.h"
 #include "tunables.h"
+#include "govloader_cmds.h"
 
 static const char set_usage[] =
 "Usage: govloader set KEY=VALUE [KEY=VALUE ...] [--pin-root DIR]\n"

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "tunables.h"
 #include "util.h"
+#include "govloader_cmds.h"
 
 static const char status_usage[] =
 "Usage: govloader status [--json] [--pin-root DIR]\n"

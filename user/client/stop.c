@@ -9,6 +9,7 @@
 #include "common.h"
 #include "gov.h"
 #include "log.h"
+#include "govloader_cmds.h"
 
 static const char stop_usage[] =
 "Usage: govloader stop [--timeout S] [--pin-root DIR]\n"

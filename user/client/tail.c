@@ -10,6 +10,7 @@
 #include "json_writer.h"
 #include "log.h"
 #include "tap.h"
+#include "govloader_cmds.h"
 
 static volatile sig_atomic_t exiting;
 

@@ -47,6 +47,7 @@
 #include "tunables.h"
 #include "util.h"
 #include "daemon.h"
+#include "govloader_cmds.h"
 
 /*
  * What --mode auto picks.  bpfgov's sched_ext scheduler would be the default

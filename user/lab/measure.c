@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Measurement sources of `govloader validate` (see measure.h).
+ * Measurement sources of `govlab validate` (see measure.h).
  *
  * Delivered frequency: APERF (0xe8) counts at the delivered clock and MPERF
  * (0xe7) at the base clock while the CPU is in C0, so base × ΔAPERF/ΔMPERF

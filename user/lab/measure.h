@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What `govloader validate` measures on the machine: delivered frequency
+ * What `govlab validate` measures on the machine: delivered frequency
  * (APERF/MPERF, else scaling_cur_freq), energy (powercap RAPL domains, with
  * wrap-around), and a snapshot of every knob bpfgov may write so the run
  * can prove it left them as found. Each source says why it is missing.

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `govloader plot`: pictures drawn by gnuplot.
+ * `govlab plot`: pictures drawn by gnuplot.
  *
  *   timeline: per CPU, util and floor (ratios) and the idle pick over time,
  *             from a trace (bpfgov's policy core replayed over it, as
- *             `govloader replay` does) or from a `tail --json` recording
+ *             `govlab replay` does) or from a `tail --json` recording
  *             (the live governor's own decisions);
  *   scatter:  every idle policy of a replay at (wake-up latency above the
  *             oracle, idle energy above the oracle): the judge's two axes;
@@ -31,19 +31,20 @@
 #include "replay.h"
 #include "trace.h"
 #include "util.h"
+#include "govlab_cmds.h"
 
 #define PLOT_MAX_PANELS	8
 
 static const char plot_usage[] =
-"Usage: govloader plot timeline FILE -o OUT [--cpu N]... [--title TEXT]\n"
-"       govloader plot scatter TRACE... -o OUT [--title TEXT]\n"
+"Usage: govlab plot timeline FILE -o OUT [--cpu N]... [--title TEXT]\n"
+"       govlab plot scatter TRACE... -o OUT [--title TEXT]\n"
 "Draw with gnuplot (Debian: apt-get install gnuplot-nox).\n\n"
 "  timeline   per CPU: util and floor (ratio of the CPU's range) and the idle\n"
-"             pick over time. FILE is a trace (govloader record/synth: bpfgov's\n"
+"             pick over time. FILE is a trace (govlab record/synth: bpfgov's\n"
 "             policy core is replayed over it) or a 'govloader tail --json'\n"
 "             recording (the live governor's decisions). First 8 CPUs with\n"
 "             data unless --cpu picks them.\n"
-"  scatter    every idle policy of 'govloader replay' over each TRACE at its\n"
+"  scatter    every idle policy of 'govlab replay' over each TRACE at its\n"
 "             wake-up latency and idle energy above the hindsight oracle\n"
 "             (the oracle is the origin; lower-left is better).\n\n"
 "  -o, --output OUT   OUT.png (pngcairo) or OUT.svg\n"
@@ -479,7 +480,7 @@ int do_plot(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		pr_warn("plot: say timeline or scatter (try 'govloader plot --help')\n");
+		pr_warn("plot: say timeline or scatter (try 'govlab plot --help')\n");
 		return EXIT_USAGE;
 	}
 	what = argv[optind++];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `govloader record FILE`: copy the live busy/idle/wake stream of a running
+ * `govlab record FILE`: copy the live busy/idle/wake stream of a running
  * `govloader start` (through the tap ring buffer) into a trace file.
  *
  * Records are kept in memory and sorted once at the end: the ring buffer
@@ -24,6 +24,7 @@
 #include "tap.h"
 #include "tunables.h"
 #include "bpfgov_tunables.h"
+#include "govlab_cmds.h"
 
 struct rec_ctx {
 	struct trace *t;
@@ -143,7 +144,7 @@ static int rec_header(struct trace *t, const char *sysfs_root)
 static void record_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: govloader record FILE [--duration S] [--pin-root DIR] [--sysfs-root DIR]\n"
+		"Usage: govlab record FILE [--duration S] [--pin-root DIR] [--sysfs-root DIR]\n"
 		"Record per-CPU busy runs, idle gaps, idle-state residencies and wake-up latency\n"
 		"samples from a running 'govloader start' into a trace (docs/trace-format.md).\n"
 		"  -d, --duration S      stop after S seconds (default: until Ctrl-C)\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `govloader synth`: write the scenarios of the linux-pm reports
+ * `govlab synth`: write the scenarios of the linux-pm reports
  * (docs/DESIGN.md, "References") as
  * traces, with a KVM guest's cost model, so replay has known inputs:
  *  - periodic: fixed work per period at F Hz (Doug Smythies' 347 Hz load
@@ -23,6 +23,7 @@
 #include "common.h"
 #include "log.h"
 #include "replay.h"
+#include "govlab_cmds.h"
 
 #define NS_PER_US	1000ull
 #define NS_PER_MS	1000000ull
@@ -260,7 +261,7 @@ static int parse_range(const char *arg, double *lo, double *hi, double *step, in
 static void synth_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: govloader synth SCENARIO [options] -o FILE\n"
+		"Usage: govlab synth SCENARIO [options] -o FILE\n"
 		"Write a scenario of the linux-pm reports as a trace (docs/trace-format.md).\n"
 		"Scenarios:\n"
 		"  periodic --hz F --load PCT [--duration S]    work/sleep at F Hz (default 347, 50%%, 10 s)\n"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * bpfgov trace files (docs/trace-format.md): a versioned text format that
- * `govloader record` and `govloader synth` write and `govloader replay`
+ * `govlab record` and `govlab synth` write and `govlab replay`
  * reads. Text on purpose: other tools (awk, python, a spreadsheet) can
  * write a trace without a library, and a damaged file is readable by eye.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `govloader validate [--out DIR] [--quick]`: the validation kit for real
+ * `govlab validate [--out DIR] [--quick]`: the validation kit for real
  * hardware. Runs the workloads behind bpfgov's rules under the machine's
  * own governors and under bpfgov, in alternation, and writes report.md and
  * report.json (and SVG plots where gnuplot exists) to DIR:
@@ -47,9 +47,10 @@
 #include "measure.h"
 #include "platform.h"
 #include "util.h"
+#include "govlab_cmds.h"
 
 static const char validate_usage[] =
-"Usage: govloader validate [--out DIR] [--quick] [--sysfs-root DIR] [--proc-root DIR]\n"
+"Usage: govlab validate [--out DIR] [--quick] [--sysfs-root DIR] [--proc-root DIR]\n"
 "                          [--msr-root DIR] [--pin-root DIR]\n"
 "Run the validation workloads (impulse trials, a 347 Hz periodic sweep,\n"
 "ping-pong at 0/20/100/500 us of work) under the machine's own governors and\n"
@@ -69,7 +70,7 @@ static const char validate_usage[] =
 "\"Idle states: no cpuidle driver here\".\n\n"
 "Checking replay's floor verdicts: the report names the replay model of the\n"
 "machine's governors (hwp-auto for intel_pstate or amd-pstate active,\n"
-"hwp-passive or schedutil under schedutil). `govloader replay` says per\n"
+"hwp-passive or schedutil under schedutil). `govlab replay` says per\n"
 "scenario whether bpfgov's floor costs more or less energy (E) and delay (D)\n"
 "than that model; the time ratio here is the measured side of D, the energy\n"
 "ratio that of E. A ratio below 1 by more than the run-to-run spread means\n"
@@ -604,13 +605,25 @@ static void pingpong_run(struct vctx *v, struct pp_res *r)
 
 /* -------------------------------------------------- the bpfgov runs */
 
-static int self_exe(char *buf, size_t n)
+/* The govloader binary that runs the bpfgov arms: the one beside govlab
+ * (the build tree, an install), else the first on $PATH. */
+static int govloader_exe(char *buf, size_t n)
 {
 	ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+	char *slash;
 
 	if (k < 0)
 		return -errno;
 	buf[k] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash && (size_t)(slash - buf) + sizeof("/govloader") <= n) {
+		strcpy(slash, "/govloader");
+		if (!access(buf, X_OK))
+			return 0;
+	}
+	if (n < sizeof("govloader"))
+		return -ENAMETOOLONG;
+	strcpy(buf, "govloader");	/* execlp: searched on $PATH */
 	return 0;
 }
 
@@ -632,7 +645,7 @@ static int gov_up(struct vctx *v, char *why, size_t n)
 			 (int)owner);
 		return -EBUSY;
 	}
-	if (self_exe(exe, sizeof(exe))) {
+	if (govloader_exe(exe, sizeof(exe))) {
 		snprintf(why, n, "cannot find the govloader binary (/proc/self/exe)");
 		return -ENOENT;
 	}
@@ -648,7 +661,7 @@ static int gov_up(struct vctx *v, char *why, size_t n)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		execl(exe, exe, "start", "--sysfs-root", v->o.r.sysfs_root, "--msr-root",
+		execlp(exe, exe, "start", "--sysfs-root", v->o.r.sysfs_root, "--msr-root",
 		      v->o.r.msr_root, "--proc-root", v->o.r.proc_root, "--pin-root",
 		      v->o.pin_root, "--duration", "900", (char *)NULL);
 		_exit(127);
@@ -812,7 +825,7 @@ static void wl_work(const struct vctx *v, int wl, char *buf, size_t n)
 	}
 }
 
-/* The model of `govloader replay`'s floor judge that stands for the
+/* The model of `govlab replay`'s floor judge that stands for the
  * machine's own frequency governors, or NULL; @why says which and why. */
 static const char *replay_model(const struct platform *p, char *why, size_t n)
 {
@@ -1035,7 +1048,7 @@ static void md_compare(struct vctx *v, FILE *f)
 		fprintf(f, "\n%s.\n", no_idle_states);
 	}
 	if (model)
-		fprintf(f, "\nThe replay's model of these governors is `%s` (%s): compare with `govloader replay`'s floor verdict of bpfgov against `%s` on the same scenarios (docs/HARDWARE.md, \"Confirming replay's floor verdicts\").\n",
+		fprintf(f, "\nThe replay's model of these governors is `%s` (%s): compare with `govlab replay`'s floor verdict of bpfgov against `%s` on the same scenarios (docs/HARDWARE.md, \"Confirming replay's floor verdicts\").\n",
 			model, why, model);
 	else
 		fprintf(f, "\nThe replay has no model of these governors (%s).\n", why);
@@ -1086,7 +1099,7 @@ static void json_report(struct vctx *v, FILE *f, int restored_bad, const char *d
 		return;
 	jsonw_pretty(w, true);
 	jsonw_start_object(w);
-	jsonw_string_field(w, "tool", "govloader validate");
+	jsonw_string_field(w, "tool", "govlab validate");
 	jsonw_bool_field(w, "quick", v->o.quick);
 
 	jsonw_name(w, "platform");

@@ -30,12 +30,12 @@ int cli_common_opt(const char *cmd, const char *usage, int c, char **argv)
 			fputs(usage, stdout);
 		return 1;
 	case ':':
-		pr_warn("%s: option '%s' needs a value (try 'govloader %s --help')\n",
-			cmd, argv[optind - 1], cmd);
+		pr_warn("%s: option '%s' needs a value (try '%s %s --help')\n",
+			cmd, argv[optind - 1], log_prog, cmd);
 		return -EINVAL;
 	default:
-		pr_warn("%s: unknown option '%s' (try 'govloader %s --help')\n",
-			cmd, argv[optind - 1], cmd);
+		pr_warn("%s: unknown option '%s' (try '%s %s --help')\n",
+			cmd, argv[optind - 1], log_prog, cmd);
 		return -EINVAL;
 	}
 }
@@ -78,8 +78,8 @@ int cli_no_args(const char *cmd, int argc, char **argv)
 {
 	if (optind >= argc)
 		return 0;
-	pr_warn("%s: unexpected argument '%s' (try 'govloader %s --help')\n",
-		cmd, argv[optind], cmd);
+	pr_warn("%s: unexpected argument '%s' (try '%s %s --help')\n",
+		cmd, argv[optind], log_prog, cmd);
 	return -EINVAL;
 }
 
@@ -122,8 +122,8 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 		if (c >= O_PIN && c <= O_DISCARD) {
 			name = lo[c - O_PIN].name;
 			if (!str_has_word(allowed, name)) {
-				pr_warn("%s: unknown option '--%s' (try 'govloader %s --help')\n",
-					cmd, name, cmd);
+				pr_warn("%s: unknown option '--%s' (try '%s %s --help')\n",
+					cmd, name, log_prog, cmd);
 				return -EINVAL;
 			}
 		}
@@ -187,4 +187,108 @@ int cli_parse(const char *cmd, const char *usage, int argc, char **argv,
 	if (!str_has_word(allowed, "ARGS"))
 		return cli_no_args(cmd, argc, argv);
 	return 0;
+}
+
+static void cli_usage(FILE *f, const struct cli_cmd *cmds)
+{
+	const struct cli_cmd *c;
+
+	fprintf(f, "Usage: %s [-v|-q] COMMAND [OPTIONS]\n"
+		   "       %s --version | help [COMMAND]\n\nCommands:\n", log_prog, log_prog);
+	for (c = cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->help);
+	fprintf(f, "  %-8s print %s's version (also --version)\n", "version", log_prog);
+	fprintf(f, "\n'%s COMMAND --help' shows each command's options.\n", log_prog);
+}
+
+/* `PROG version`, `PROG --version`: one line, "PROG VERSION". */
+static int cli_version(const char *version, int argc, char **argv)
+{
+	struct cli_opts o = {};
+	char usage[256];
+	int err;
+
+	snprintf(usage, sizeof(usage), "Usage: %s version\n"
+		 "Print the version of %s; '%s --version' prints the same.\n",
+		 log_prog, log_prog, log_prog);
+	err = cli_parse("version", usage, argc, argv, "", &o);
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	printf("%s %s\n", log_prog, version);
+	return 0;
+}
+
+static const struct cli_cmd *cli_find(const struct cli_cmd *cmds, const char *name)
+{
+	for (; cmds->name; cmds++)
+		if (!strcmp(cmds->name, name))
+			return cmds;
+	return NULL;
+}
+
+/* @name is a command of the other binary: say so in one line. */
+static bool cli_moved(const char *const *moved, const char *other, const char *name)
+{
+	for (; *moved; moved++) {
+		if (!strcmp(*moved, name)) {
+			pr_warn("%s is a %s command: %s %s ...\n", name, other, other, name);
+			return true;
+		}
+	}
+	return false;
+}
+
+int cli_main(const struct cli_cmd *cmds, const char *const *moved, const char *other,
+	     const char *version, int argc, char **argv)
+{
+	const struct cli_cmd *c;
+	int i = 1;
+
+	/* Global verbosity before the command; commands accept it too. */
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			log_level = LOG_DEBUG;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			log_level = LOG_WARN;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			cli_usage(stdout, cmds);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			optind = 1;
+			return cli_version(version, 1, argv + i);
+		} else {
+			pr_warn("unknown option '%s' (try '%s --help')\n", argv[i], log_prog);
+			return EXIT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		pr_warn("no command given (try '%s --help')\n", log_prog);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[i], "help")) {
+		if (i + 1 >= argc) {
+			cli_usage(stdout, cmds);
+			return 0;
+		}
+		/* help CMD: CMD's own usage, as CMD --help prints it */
+		c = cli_find(cmds, argv[i + 1]);
+		if (c || !strcmp(argv[i + 1], "version")) {
+			char *hargv[] = { argv[i + 1], "--help", NULL };
+
+			optind = 1;
+			return c ? c->fn(2, hargv) : cli_version(version, 2, hargv);
+		}
+		if (!cli_moved(moved, other, argv[i + 1]))
+			pr_warn("help: unknown command '%s' (try '%s --help')\n",
+				str_esc(argv[i + 1]), log_prog);
+		return EXIT_USAGE;
+	}
+	c = cli_find(cmds, argv[i]);
+	if (c || !strcmp(argv[i], "version")) {
+		optind = 1;
+		return c ? c->fn(argc - i, argv + i) : cli_version(version, argc - i, argv + i);
+	}
+	if (!cli_moved(moved, other, argv[i]))
+		pr_warn("unknown command '%s' (try '%s --help')\n", str_esc(argv[i]), log_prog);
+	return EXIT_USAGE;
 }

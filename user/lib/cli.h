@@ -56,4 +56,20 @@ int cli_root_check(const char *cmd, const char *opt, const char *dir);
 /* No positional arguments left after getopt: 0, or -EINVAL after one line. */
 int cli_no_args(const char *cmd, int argc, char **argv);
 
+/* A binary's commands (govloader's, govlab's), NULL-terminated. */
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+/*
+ * A binary's main() after log_prog is set: -v/-q before the command,
+ * -h/--help, help [COMMAND], --version and a last command, version (both
+ * print "PROG @version"), then COMMAND's do_*() with argv from COMMAND on.
+ * A command of @moved (NULL-terminated) belongs to the binary @other:
+ * refused in one line that names it there. Returns the exit status.
+ */
+int cli_main(const struct cli_cmd *cmds, const char *const *moved, const char *other,
+	     const char *version, int argc, char **argv);
+
 #endif

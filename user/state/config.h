@@ -194,7 +194,4 @@ struct cfg_write {
 int cfg_tunables_write(const char *dir, int map_fd, struct gov_config *gc,
 		       struct cfg_write *w, char *msg, size_t len);
 
-/* `govloader set KEY=VALUE [...] [--pin-root DIR]` (set.c). */
-int do_set(int argc, char **argv);
-
 #endif /* __BPFGOV_CONFIG_H */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* govloader's subcommands and what they share. User space only. */
+/* What the daemon and its clients share: the status file, events as text,
+ * map snapshots (inspect.c). User space only. */
 #ifndef __BPFGOV_GOV_H
 #define __BPFGOV_GOV_H
 
@@ -10,15 +11,6 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "bpfgov.h"
-
-int do_start(int argc, char **argv);	/* start.c */
-int do_stop(int argc, char **argv);	/* stop.c */
-int do_status(int argc, char **argv);	/* status.c */
-int do_probe(int argc, char **argv);	/* probe.c */
-int do_validate(int argc, char **argv);	/* validate.c */
-int do_tail(int argc, char **argv);	/* tail.c */
-int do_dump(int argc, char **argv);	/* dump.c */
-int do_plot(int argc, char **argv);	/* plot.c */
 
 /* `start` publishes what only it knows (actuator state) here, atomically:
  * at start, and again whenever `status` asks through GOV_STATUS_REQ, a FIFO

@@ -101,6 +101,4 @@ int met_server_start(struct met_server **out, const char *listen, const char *pi
 		     const struct met_shared *m);
 void met_server_stop(struct met_server *s);
 
-int do_metrics(int argc, char **argv);
-
 #endif /* __BPFGOV_METRICS_H */

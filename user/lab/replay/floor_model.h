@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The floor judge of `govloader replay`: a platform model of an HWP/CPPC
+ * The floor judge of `govlab replay`: a platform model of an HWP/CPPC
  * part, a power model, a hindsight oracle and the two axes (docs/DESIGN.md,
  * "The floor judge").
  *

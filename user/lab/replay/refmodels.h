@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reference models of the kernel's governors, for `govloader replay`.
+ * Reference models of the kernel's governors, for `govlab replay`.
  * Written from the documented algorithms and constants of
  * drivers/cpuidle/governors/{menu,teo,ladder,haltpoll}.c,
  * drivers/cpuidle/poll_state.c / cpuidle.c (poll time limit) and

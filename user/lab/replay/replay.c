@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `govloader replay`: run bpfgov's policy core and reference models of the
+ * `govlab replay`: run bpfgov's policy core and reference models of the
  * kernel's governors over one trace, side by side.
  *
  * The trace fixes when the workload ran and when each wakeup was requested
@@ -24,6 +24,7 @@
 #include "replay_judge.h"
 #include "tunables.h"
 #include "config.h"
+#include "govlab_cmds.h"
 
 static int policy_is_idle(int p)
 {
@@ -1068,7 +1069,7 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: govloader replay FILE [options]\n"
+		"Usage: govlab replay FILE [options]\n"
 		"Run bpfgov's policy core and reference models of the kernel's governors over a\n"
 		"trace (docs/trace-format.md) and print one table, policies as columns.\n"
 		"  -p, --policy P      only these policies (repeat or comma-separate): bpfgov\n"

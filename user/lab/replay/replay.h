@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Record, synthesize and replay traces (docs/trace-format.md).
- * The do_* entry points are govloader subcommands: argv[0] is the
- * subcommand name; they return 0, 1 (runtime error), 2 (usage error) or
- * 3 (bpfgov not running, record only).
+ * Replay traces (docs/trace-format.md) through the policy core and the
+ * reference governors; govlab's replay and plot commands drive it.
  */
 #ifndef __BPFGOV_REPLAY_H
 #define __BPFGOV_REPLAY_H
@@ -17,10 +15,6 @@
 #include "replay_out.h"
 #include "replay_result.h"
 #include "trace.h"
-
-int do_record(int argc, char **argv);
-int do_replay(int argc, char **argv);
-int do_synth(int argc, char **argv);
 
 /* Defaults: bpfgov_config_defaults(), all policies, HZ=250, 2 ms / 5 ms
  * rate limits, haltpoll module defaults, 1 ms gaps watched for 30 ms. */

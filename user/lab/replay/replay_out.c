@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What `govloader replay` prints: the table (policies as columns) and the
+ * What `govlab replay` prints: the table (policies as columns) and the
  * same numbers as JSON, from a replay_result of the engine (replay.c).
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What `govloader replay` prints (replay_out.c), from a replay_result. */
+/* What `govlab replay` prints (replay_out.c), from a replay_result. */
 #ifndef __BPFGOV_REPLAY_OUT_H
 #define __BPFGOV_REPLAY_OUT_H
 

@@ -60,7 +60,7 @@ struct replay_opts {
 	struct fm_params fm;		/* the floor judge's platform and power models */
 	double fl_tie_energy_pct;	/* floor verdicts: ties within this % of the oracle */
 	double fl_tie_delay_us;		/* ... and this many us per busy segment */
-	/* Optional (govloader plot): after each event bpfgov's core handled,
+	/* Optional (govlab plot): after each event bpfgov's core handled,
 	 * the CPU's state at trace time @t_ns. */
 	void (*observe)(void *ctx, __u32 cpu, __u64 t_ns, const struct bpfgov_cpu_state *s);
 	void *observe_ctx;
