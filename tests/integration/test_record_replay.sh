@@ -66,7 +66,7 @@ is "synth mix takes --short-us and --long-us" "$?" 0
 is "synth bursty takes --burst" "$?" 0
 msg=$("$LAB" synth mix --burst 4 -o "$T_TMP/refused.trace" 2>&1 >/dev/null)
 is "a misplaced option is refused under its own name" "$?:$msg" \
-	"2:govloader: synth: --burst does not apply to 'mix' (it takes: work-us short-us long-us long-pct phase-ms duration)"
+	"2:govlab: synth: --burst does not apply to 'mix' (it takes: work-us short-us long-us long-pct phase-ms duration)"
 
 "$LAB" synth bursty --duration 1 --table truthful -o "$T_TMP/bursty.trace" >/dev/null 2>&1
 check "synth writes version 2 with wake reasons" bash -c "head -n1 '$T_TMP/bursty.trace' | grep -qx 'bpfgov-trace 2' && grep -q ' idle [0-9]* 1 - other\$' '$T_TMP/bursty.trace'"
