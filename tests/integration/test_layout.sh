@@ -8,7 +8,8 @@
 #            (what a header shared by several files hides from the include
 #            graph).
 # Every circle found is listed, each import of it on its own line.
-# Then the shape: no folder of user/ holds more than 15 files; no lab object
+# Then the shape: no folder of user/ holds more than 15 files; each object
+# imports only from folders below its own; no lab object
 # (user/lab/) is linked into govloader (an object is linked when a global
 # symbol it defines is in the binary); the lines govloader is built from
 # (the user/ sources and headers of its objects, from their -MMD lists)
@@ -161,6 +162,25 @@ print('loader_lines', *lines(gl))
 print('lab_lines', *lines(gb))
 own = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(src, 'lab')) for f in fs]
 print('lab_own_lines', sum(sum(1 for _ in open(f, errors='replace')) for f in own), len(own))
+# arrows between folders: each object imports from folders below its own
+# (the two mains, client/govloader.o and lab/govlab.o, are above all)
+rank = {'lib': 0, 'platform': 1, 'act': 2, 'state': 3, 'daemon': 4, 'client': 4, 'lab': 5}
+mains = {'client/govloader.o', 'lab/govlab.o'}
+defs = {}
+for o, s in objs.items():
+    for x in s:
+        defs.setdefault(x, o)
+for o in sorted(objs):
+    if o in mains:
+        continue
+    out = subprocess.run(['nm', '--undefined-only', os.path.join(obj, o)],
+                         capture_output=True, text=True).stdout
+    for x in sorted({l.split()[-1] for l in out.splitlines() if l.strip()}):
+        to = defs.get(x)
+        fo, ft = o.split('/')[0], (to or '').split('/')[0]
+        if to and fo != ft and (ft not in rank or fo not in rank or rank[ft] >= rank[fo]):
+            print('arrow', o, to, x)
+print('folders_ranked', len(rank))
 # the daemon's chain: the longest path from start among daemon/ objects
 d = {o[len('daemon/'):-2]: s for o, s in objs.items() if o.startswith('daemon/')}
 uses = {}
@@ -189,6 +209,10 @@ while read -r _ dir n; do
 done < <(grep '^folder ' <<<"$fig")
 over=$(awk -v max="$FOLDER_MAX" '$1 == "folder" && $3 > max' <<<"$fig" | wc -l)
 [ "$over" -eq 0 ] && ok "no folder of user/ holds more than $FOLDER_MAX files"
+arrows=$(awk '$1 == "arrow" { print "  " $2 " -> " $3 " (" $4 ")" }' <<<"$fig")
+[ -z "$arrows" ] || diag "$arrows"
+is "no folder imports from one beside or above it (lib < platform < act < state < daemon, client < lab)" \
+	"$(grep -c . <<<"$arrows")" 0
 nobj=$(awk '$1 == "loader_objects" { print $2 }' <<<"$fig")
 check "govloader's objects found by their symbols ($nobj)" test "${nobj:-0}" -ge 20
 lab=$(awk '$1 == "lab_in_loader" { print $2 }' <<<"$fig" | tr '\n' ' ')

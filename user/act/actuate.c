@@ -830,3 +830,70 @@ void plat_choose(const struct platform *p, const struct plat_roots *r,
 	out->taints = act_taints(a);
 	act_close(a);
 }
+
+void plat_json_fields(json_writer_t *w, const struct platform *p, const char *msr_root,
+		      const struct act_choice *ch)
+{
+	char taint[32];
+
+	plat_taint_letters(p->taint, taint, sizeof(taint));
+	jsonw_name(w, "cpu");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "vendor", p->vendor);
+	jsonw_int_field(w, "family", p->family);
+	jsonw_int_field(w, "model", p->model);
+	jsonw_bool_field(w, "hwp", p->hwp);
+	jsonw_bool_field(w, "cppc", p->cppc);
+	jsonw_bool_field(w, "aperfmperf", p->aperfmperf);
+	jsonw_bool_field(w, "hypervisor", p->hypervisor);
+	jsonw_int_field(w, "nr_cpus", p->nr_cpus);
+	jsonw_string_field(w, "online", p->online);
+	jsonw_end_object(w);
+	jsonw_name(w, "cpufreq");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "driver", p->cpufreq_driver);
+	jsonw_string_field(w, "mode", *p->pstate_mode ? p->pstate_mode : NULL);
+	jsonw_bool_field(w, "hwp_dynamic_boost", p->hwp_dynamic_boost);
+	jsonw_string_field(w, "governor", *p->cpufreq_governor ? p->cpufreq_governor : NULL);
+	jsonw_bool_field(w, "epp", p->epp);
+	jsonw_string_field(w, "epp_now", p->epp ? p->epp_now : NULL);
+	jsonw_string_field(w, "epp_available", *p->epp_avail ? p->epp_avail : NULL);
+	jsonw_end_object(w);
+	jsonw_name(w, "msr");
+	jsonw_start_object(w);
+	jsonw_bool_field(w, "driver", p->msr_driver);
+	jsonw_bool_field(w, "standin", p->msr_standin);
+	jsonw_string_field(w, "root", msr_root);
+	jsonw_string_field(w, "allow_writes", *p->allow_writes ? p->allow_writes : NULL);
+	jsonw_end_object(w);
+	jsonw_string_field(w, "lockdown", *p->lockdown ? p->lockdown : NULL);
+	jsonw_name(w, "taint");
+	jsonw_start_object(w);
+	if (p->taint_known)
+		jsonw_uint_field(w, "value", p->taint);
+	else
+		jsonw_null_field(w, "value");
+	jsonw_string_field(w, "flags", taint);
+	jsonw_end_object(w);
+	jsonw_name(w, "cpuidle");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "driver", p->idle_driver);
+	jsonw_string_field(w, "governor", *p->idle_governor ? p->idle_governor : NULL);
+	jsonw_end_object(w);
+	jsonw_string_field(w, "hybrid", *p->hybrid ? p->hybrid : NULL);
+	jsonw_name(w, "bpf");
+	jsonw_start_object(w);
+	jsonw_bool_field(w, "sched_ext", p->sched_ext);
+	jsonw_string_field(w, "sched_ext_state", *p->sched_ext_state ? p->sched_ext_state : NULL);
+	jsonw_bool_field(w, "btf", p->btf);
+	if (p->kallsyms_known)
+		jsonw_bool_field(w, "percpu_ksyms", p->percpu_ksyms);
+	else
+		jsonw_null_field(w, "percpu_ksyms");
+	jsonw_end_object(w);
+	if (!ch)
+		return;
+	jsonw_string_field(w, "backend", act_backend_name(ch->backend));
+	jsonw_string_field(w, "backend_reason", ch->reason);
+	jsonw_bool_field(w, "taints_kernel", ch->taints);
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include "bpfgov.h"
 #include "act_knob.h"	/* act_saved, the save hook, msr_read/write, act_put_back_* */
+#include "json_writer.h"
 
 enum act_backend {
 	ACT_AUTO = 0,		/* intel-hwp, amd-cppc, cpufreq, none: first that works */
@@ -175,5 +176,11 @@ struct act_choice {
 struct plat_roots;
 void plat_choose(const struct platform *p, const struct plat_roots *r,
 		 enum act_backend want, struct act_choice *out);
+
+/* Everything `probe --json` shows, as fields of the open object of @w
+ * (probe, validate's report, status), with the backend @ch picks (NULL:
+ * none). Here, above both the platform facts and the backend plan. */
+void plat_json_fields(json_writer_t *w, const struct platform *p, const char *msr_root,
+		      const struct act_choice *ch);
 
 #endif /* __BPFGOV_ACTUATE_H */

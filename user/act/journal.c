@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * State journal (format in journal.h); restore.c puts it back.
+ * State journal (format in journal.h); journal_restore.c puts it back.
  *
  * Writer: the actuator's save hook appends one checksummed line per knob
  * (its original) and one when it is first written (the mark), each with a

@@ -81,13 +81,6 @@ const char *plat_msr_owner(const struct platform *p, char *buf, size_t n);
  * ("kernel lockdown (integrity)", "msr.allow_writes=off"). */
 const char *plat_msr_refused(const struct platform *p, char *buf, size_t n);
 
-struct act_choice;	/* what `start` would pick (actuate.h) */
-
-/* Everything `probe --json` shows, as fields of the open object of @w
- * (probe, validate's report, status); @ch may be NULL. */
-void plat_json_fields(json_writer_t *w, const struct platform *p, const char *msr_root,
-		      const struct act_choice *ch);
-
 /* TAINT_* letters of @taint, like the kernel's print_tainted(). */
 void plat_taint_letters(unsigned long taint, char *buf, size_t n);
 #define PLAT_TAINT_CPU_OUT_OF_SPEC	2	/* 'S': set by every MSR write */
