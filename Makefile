@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# bpfgov: `make` builds ./govloader, `make run` installs missing build
+# bpfgov: `make` builds ./govloader and ./govlab, `make run` installs missing build
 # dependencies, builds and starts the governor, `make check` runs every test.
 # Out-of-tree build in $(BUILD); `make V=1` shows the commands.
 
@@ -20,8 +20,10 @@ endif
 ARCH      := x86
 VMLINUX_DIR ?= vmlinux/$(ARCH)
 RUN_ARGS  ?=
-# Where the loader binary goes (the soak target builds a sanitized one aside).
+# Where the loader and the lab binaries go (the soak target builds
+# sanitized ones aside).
 GOVLOADER ?= govloader
+GOVLAB    ?= govlab
 
 ifeq ($(V),1)
 Q :=
@@ -41,7 +43,7 @@ CFLAGS    ?= -O2 -g
 WERROR    ?= $(if $(filter true 1,$(CI)),1,0)
 ALL_CFLAGS = $(CFLAGS) -Wall -Wextra -Wno-unused-parameter $(if $(filter 1,$(WERROR)),-Werror) \
 	     -std=gnu11 -D_GNU_SOURCE \
-	     -Iinclude -Iuser -I$(BUILD)/bpf -MMD -MP $(PC_CFLAGS)
+	     -Iinclude $(USER_INC) -I$(BUILD)/bpf -MMD -MP $(PC_CFLAGS)
 # Libraries found with pkg-config: libmicrohttpd (the /metrics server),
 # libsystemd (sd-bus: following power-profiles-daemon).
 PC_LIBS   := libmicrohttpd libsystemd
@@ -61,9 +63,21 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 
-USER_SRCS  := $(wildcard user/*.c)
+# user/ is a tree of folders, one concern each (README.md, Layout); the
+# objects mirror it under $(BUILD)/user/, and every folder is on the
+# include path, so a header is included by its name alone.
+USER_DIRS  := $(sort $(patsubst %/,%,$(dir $(wildcard user/*/*.[ch] user/*/*/*.[ch]))))
+USER_INC   := $(addprefix -I,$(USER_DIRS))
+USER_SRCS  := $(wildcard $(addsuffix /*.c,$(USER_DIRS)))
 USER_OBJS  := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
-LIB_OBJS   := $(filter-out $(BUILD)/user/govloader.o,$(USER_OBJS))
+# Two binaries over one core: govloader (the daemon and its clients) links
+# no lab object; govlab (user/lab/) takes from the core archive only what
+# it uses. Unit tests link every object but the two mains.
+MAIN_OBJS  := $(BUILD)/user/client/govloader.o $(BUILD)/user/lab/govlab.o
+LAB_OBJS   := $(filter $(BUILD)/user/lab/%,$(filter-out $(MAIN_OBJS),$(USER_OBJS)))
+CORE_OBJS  := $(filter-out $(BUILD)/user/lab/% $(MAIN_OBJS),$(USER_OBJS))
+CORE_LIB   := $(BUILD)/user/libbpfgov.a
+LIB_OBJS   := $(filter-out $(MAIN_OBJS),$(USER_OBJS))
 
 TEST_SRCS  := $(wildcard tests/unit/test_*.c)
 TEST_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
@@ -79,10 +93,10 @@ BENCH_BPF  := $(patsubst tests/bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard t
 # Generated skeletons and test objects are not throw-away intermediates.
 .SECONDARY: $(SKELS) $(TEST_OBJS)
 
-all: $(GOVLOADER) $(WORK_BINS) $(TEST_BINS) $(BENCH_BPF)
+all: $(GOVLOADER) $(GOVLAB) $(WORK_BINS) $(TEST_BINS) $(BENCH_BPF)
 
 help:
-	@echo "make            build ./govloader, workloads and tests (in $(BUILD)/)"
+	@echo "make            build ./govloader, ./govlab, workloads and tests (in $(BUILD)/)"
 	@echo "make run        install missing deps, build, start the governor (sudo)"
 	@echo "make check      install missing deps, build, run every test"
 	@echo "make bench      side-by-side benchmarks, writes docs/BENCHMARKS.md"
@@ -93,7 +107,7 @@ help:
 deps:
 	$(Q)bash scripts/deps.sh
 
-$(BUILD)/bpf $(BUILD)/user $(BUILD)/tests:
+$(BUILD)/bpf $(BUILD)/tests:
 	$(Q)mkdir -p $@
 
 # C and BPF objects depend on the compilers and flags they were built with
@@ -134,7 +148,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 
 # User objects include the skeletons: generate them first; -MMD records
 # the real dependencies for the next build.
-# The version `govloader --version` prints, kept here alone: the release,
+# The version `govloader --version` and `govlab --version` print, kept here alone: the release,
 # and the commit where the tree is a git checkout (a tarball: the release).
 RELEASE := 0.1.0
 VERSION ?= $(RELEASE)$(shell v=$$(git -C $(CURDIR) describe --always --dirty 2>/dev/null) && echo "+git.$$v")
@@ -142,14 +156,24 @@ VERSION_STAMP := $(BUILD)/version.stamp
 $(VERSION_STAMP): FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
-$(BUILD)/user/govloader.o: $(VERSION_STAMP)
-$(BUILD)/user/govloader.o: private ALL_CFLAGS += -DGOV_VERSION='"$(VERSION)"'
+$(MAIN_OBJS): $(VERSION_STAMP)
+$(MAIN_OBJS): private ALL_CFLAGS += -DGOV_VERSION='"$(VERSION)"'
 
-$(BUILD)/user/%.o: user/%.c $(FLAGS_STAMP) | $(BUILD)/user $(SKELS)
+$(BUILD)/user/%.o: user/%.c $(FLAGS_STAMP) | $(SKELS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(GOVLOADER): $(USER_OBJS)
+$(GOVLOADER): $(BUILD)/user/client/govloader.o $(CORE_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(CORE_LIB): $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(GOVLAB): $(BUILD)/user/lab/govlab.o $(LAB_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -197,8 +221,8 @@ bench: deps
 	$(Q)bash tests/bench/run.sh
 
 clean:
-	$(Q)rm -rf $(BUILD) govloader
+	$(Q)rm -rf $(BUILD) govloader govlab
 
 -include tests/vm/vm.mk
 -include $(wildcard mk/*.mk)
--include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)
+-include $(wildcard $(BUILD)/bpf/*.d $(USER_OBJS:.o=.d) $(BUILD)/tests/*.d $(BUILD)/bench/*.d)

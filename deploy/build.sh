@@ -8,7 +8,7 @@
 #
 #   deps          Debian build dependencies (libbpf and bpftool from
 #                 bookworm-backports)
-#   build         make govloader (out of tree in $BUILD)
+#   build         make govloader govlab (out of tree in $BUILD)
 #   install       make install prefix=/usr DESTDIR=$DESTDIR
 #   runtime-deps  the shared libraries govloader needs at run time
 #   image         build the image (deploy/Containerfile) with $ENGINE, tag
@@ -143,7 +143,7 @@ step() {
 	deps)
 		apt_install "${BUILD_PKGS[@]}" -- "${BUILD_BP_PKGS[@]}" ;;
 	build)
-		run make -j"$JOBS" BUILD="$BUILD" govloader ;;
+		run make -j"$JOBS" BUILD="$BUILD" govloader govlab ;;
 	install)
 		run make BUILD="$BUILD" install prefix=/usr DESTDIR="$DESTDIR" ;;
 	runtime-deps)

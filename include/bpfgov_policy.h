@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * bpfgov policy core: plain C compiled into the BPF programs (tracepoint and
- * sched_ext modes) and into user space (unit tests, `govloader replay`).
+ * sched_ext modes) and into user space (unit tests, `govlab replay`).
  * One copy only. No libc, no helpers, no signed division, loops bounded by
  * BPFGOV_MAX_STATES (and by the table's own length, a load-time constant in
  * BPF) so the verifier accepts them; a state index is masked by

@@ -6,7 +6,7 @@
 # member of struct bpf_map_skeleton that libbpf 1.4.6 (bookworm-backports)
 # does not have, so the skeleton does not compile against it.  The line only
 # asks bpf_object__attach_skeleton() (libbpf >= 1.5) to attach the struct_ops
-# map automatically; bpfgov never relies on that: user/scx.c attaches it with
+# map automatically; bpfgov never relies on that: user/daemon/scx.c attaches it with
 # bpf_map__attach_struct_ops() and owns the link.  Dropping the line is
 # therefore correct with every libbpf version, and the skeleton's
 # links.<map> member simply stays NULL.

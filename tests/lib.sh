@@ -6,6 +6,7 @@
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GOV="$TOP/govloader"
+LAB="$TOP/govlab"
 WORK="$TOP/build/bpfgov-work"
 PIN=/sys/fs/bpf/bpfgov
 T_PASS=0
@@ -202,13 +203,13 @@ seed_msr_regs() {
 }
 
 # A sysfs stand-in under DIR: menu governor (honours stateK/disable), PM QoS
-# files at 0, and the idle table of TABLE: a real machine's as `govloader
+# files at 0, and the idle table of TABLE: a real machine's as `govlab
 # synth --table` knows it (skl, spr, zen, haltpoll; its driver's name), or
 # by default four states POLL/C1/C2/C3 of a made-up driver.
 seed_sysfs_standin() { # DIR [TABLE]
 	local root=$1 table=${2:-} c d k spec name lat res drv=fake specs=()
 	if [ -n "$table" ]; then
-		"$GOV" synth periodic --duration 0.01 --table "$table" -o "$T_TMP/table.trace" \
+		"$LAB" synth periodic --duration 0.01 --table "$table" -o "$T_TMP/table.trace" \
 			>/dev/null 2>&1 || { echo "seed_sysfs_standin: no table '$table'" >&2; return 1; }
 		mapfile -t specs < <(awk '/^state /{print $3, $4, $5} /^records/{exit}' "$T_TMP/table.trace")
 		case $table in
@@ -277,12 +278,13 @@ WRAP
 # expect_fail "description" WANT_RC PATTERN ARGS...: govloader ARGS exits
 # WANT_RC with exactly one stderr line matching PATTERN, leaves nothing
 # running or pinned, and `unchanged` (a test may redefine it to compare its
-# stand-ins) holds.
+# stand-ins) holds. lab_expect_fail: the same of govlab ARGS.
 unchanged() { true; }
+lab_expect_fail() { EXPECT_BIN=$LAB expect_fail "$@"; }
 expect_fail() {
 	local d=$1 want=$2 pat=$3 rc lines
 	shift 3
-	"$GOV" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	"${EXPECT_BIN:-$GOV}" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
 	rc=$?
 	lines=$(wc -l <"$T_TMP/err")
 	if [ "$rc" = "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$T_TMP/err" &&

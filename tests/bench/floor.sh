@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The floor judge's part of `make bench` alone: the bench's linux-pm scenarios
-# (`govloader synth`, table vm: the floor does not depend on the idle
-# table) replayed by `govloader replay --json` at bpfgov's defaults and
+# (`govlab synth`, table vm: the floor does not depend on the idle
+# table) replayed by `govlab replay --json` at bpfgov's defaults and
 # profiles, and the block between "<!-- floor:begin -->" and
 # "<!-- floor:end -->" of docs/BENCHMARKS.md rewritten by the same
 # functions as `make bench` (doc_floor, floor_goal_rows in judge.sh). No
@@ -17,7 +17,7 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP" || exit 1
-GOV=./govloader
+LAB=./govlab
 OUT=${BENCH_OUT:-build/bench-floor}
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}
 . tests/bench/lib.sh
@@ -35,7 +35,7 @@ JUDGE_GOV=$(idle_governor)
 case " $JUDGE_KERNEL " in *" $JUDGE_GOV "*) ;; *) JUDGE_GOV=menu;; esac
 JUDGE_HALTPOLL_NS=$(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null || echo 200000)
 
-[ -x "$GOV" ] || { warn "build first: make"; exit 1; }
+[ -x "$LAB" ] || { warn "build first: make"; exit 1; }
 command -v jq >/dev/null || { warn "jq is required"; exit 1; }
 rm -rf "$OUT"
 mkdir -p "$OUT/replay"

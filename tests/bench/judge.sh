@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# The replay section of `make bench`: the linux-pm reports' scenarios (govloader synth)
+# The replay section of `make bench`: the linux-pm reports' scenarios (govlab synth)
 # and traces recorded on this machine, replayed for both idle-state tables
 # (--table vm, the table a KVM guest's haltpoll driver claims, and
 # --table truthful), judged on two axes against the hindsight oracle
@@ -51,7 +51,7 @@ record_traces() {
 	sleep 0.5
 	for name in rec-sleepcycle rec-pingpong; do
 		rm -f "$d/$name.trace"
-		logrun replay "$GOV" record "$d/$name.trace" --duration "$REC_S" --pin-root "$PIN" \
+		logrun replay "$LAB" record "$d/$name.trace" --duration "$REC_S" --pin-root "$PIN" \
 			>"$OUT/$name.record.log" 2>&1 &
 		local rpid=$!
 		sleep 0.3
@@ -88,7 +88,7 @@ judge_synth() {
 		mkdir -p "$d/$tb"
 		while IFS='|' read -r name title args; do
 			# shellcheck disable=SC2086
-			logrun replay "$GOV" synth $args --table "$tb" -o "$d/$tb/$name.trace" 2>/dev/null ||
+			logrun replay "$LAB" synth $args --table "$tb" -o "$d/$tb/$name.trace" 2>/dev/null ||
 				warn "synth $name failed"
 		done < <(judge_scenarios)
 	done
@@ -103,10 +103,10 @@ judge_replay_all() {
 		for f in "$d/$tb"/*.trace; do
 			[ -e "$f" ] || continue
 			name=$(basename "$f" .trace)
-			logrun replay "$GOV" replay "$d/$tb/$name.trace" --haltpoll-ns "$JUDGE_HALTPOLL_NS" --json \
+			logrun replay "$LAB" replay "$d/$tb/$name.trace" --haltpoll-ns "$JUDGE_HALTPOLL_NS" --json \
 				>"$d/$tb/$name.json" 2>"$d/$tb/$name.err" || { warn "replay $tb/$name: $(head -n1 "$d/$tb/$name.err")"; echo null >"$d/$tb/$name.json"; }
 			for prof in powersave performance; do
-				logrun replay "$GOV" replay "$d/$tb/$name.trace" --haltpoll-ns "$JUDGE_HALTPOLL_NS" \
+				logrun replay "$LAB" replay "$d/$tb/$name.trace" --haltpoll-ns "$JUDGE_HALTPOLL_NS" \
 					--profile "$prof" --policy "bpfgov,bpfgov@$gov,${JUDGE_KERNEL// /,}" --json \
 					>"$d/$tb/$name.$prof.json" 2>/dev/null || echo null >"$d/$tb/$name.$prof.json"
 			done
@@ -130,7 +130,7 @@ sec_replay() {
 	while read -r name; do recs+=("$name"); done <"$d/recorded.list"
 	for name in "${recs[@]}"; do
 		cp "$d/$name.trace" "$d/vm/$name.trace"
-		"$GOV" replay "$d/vm/$name.trace" --policy menu --json >"$d/$name.costs.json" 2>/dev/null &&
+		"$LAB" replay "$d/vm/$name.trace" --policy menu --json >"$d/$name.costs.json" 2>/dev/null &&
 			truthful_copy "$d/$name.trace" "$d/truthful/$name.trace" "$d/$name.costs.json"
 	done
 	judge_replay_all "$d"
@@ -141,7 +141,7 @@ sec_replay() {
 		"verdicts \(.p.bpfgov.v | to_entries | map("\(.key) \(.value)") | join(", "))"' "$OUT/replay.json"
 }
 
-# judge_plots DIR RECORDED...: `govloader plot` (gnuplot) into $OUT/plots:
+# judge_plots DIR RECORDED...: `govlab plot` (gnuplot) into $OUT/plots:
 # the energy/latency scatter of every policy per idle table, and the
 # timelines of a synthetic and a recorded trace. The doc shows them beside
 # the tables; without gnuplot the doc says so.
@@ -158,19 +158,19 @@ judge_plots() {
 	local t
 	for tb in $JUDGE_TABLES; do
 		t="idle policies above the hindsight oracle, table $tb (lower left is better)"
-		note_cmd replay "$GOV -q plot scatter $d/$tb/*.trace --title '$t' -o $OUT/plots/scatter-$tb.png"
-		"$GOV" -q plot scatter "$d/$tb"/*.trace --title "$t" -o "$OUT/plots/scatter-$tb.png" ||
+		note_cmd replay "$LAB -q plot scatter $d/$tb/*.trace --title '$t' -o $OUT/plots/scatter-$tb.png"
+		"$LAB" -q plot scatter "$d/$tb"/*.trace --title "$t" -o "$OUT/plots/scatter-$tb.png" ||
 			warn "plot scatter $tb failed"
 	done
 	t="periodic 347 Hz, load 0-100-0 %: bpfgov's util, floor and idle pick (replay)"
-	note_cmd replay "$GOV -q plot timeline $d/vm/periodic-sweep.trace --title \"$t\" -o $OUT/plots/timeline-periodic-sweep.png"
-	"$GOV" -q plot timeline "$d/vm/periodic-sweep.trace" --title "$t" \
+	note_cmd replay "$LAB -q plot timeline $d/vm/periodic-sweep.trace --title \"$t\" -o $OUT/plots/timeline-periodic-sweep.png"
+	"$LAB" -q plot timeline "$d/vm/periodic-sweep.trace" --title "$t" \
 		-o "$OUT/plots/timeline-periodic-sweep.png" || warn "plot timeline periodic-sweep failed"
 	for rec in "$@"; do
 		[ "$rec" = rec-sleepcycle ] || continue
 		t="sleep-cycle 300/700 us on CPU 1, recorded here: bpfgov's util, floor and idle pick (replay)"
-		note_cmd replay "$GOV -q plot timeline $d/$rec.trace --cpu 1 --title \"$t\" -o $OUT/plots/timeline-$rec.png"
-		"$GOV" -q plot timeline "$d/$rec.trace" --cpu 1 --title "$t" \
+		note_cmd replay "$LAB -q plot timeline $d/$rec.trace --cpu 1 --title \"$t\" -o $OUT/plots/timeline-$rec.png"
+		"$LAB" -q plot timeline "$d/$rec.trace" --cpu 1 --title "$t" \
 			-o "$OUT/plots/timeline-$rec.png" || warn "plot timeline $rec failed"
 	done
 }
@@ -185,7 +185,7 @@ judge_collect() {
 				printf '%s\t%s\t%s\n' "$name" "$title" "synth $args --table $tb"
 			done < <(judge_scenarios)
 			for name in "$@"; do
-				printf '%s\t%s\t%s\n' "$name" "recorded: $name" "govloader record"
+				printf '%s\t%s\t%s\n' "$name" "recorded: $name" "govlab record"
 			done
 		} | while IFS=$'\t' read -r name title args; do
 			[ -s "$d/$tb/$name.json" ] || continue
@@ -415,9 +415,9 @@ doc_replay() {
 		def r1: if . == null then "–" else . * 10 | round / 10 | tostring end;
 		def vshort: {"win": "W", "tie": "=", "dominated": "D", "trade-off": "T"}[.] // "?";
 		.governor as $gov | .kernel as $K |
-		"Every trace is replayed by `govloader replay --json` through bpfgov'"'"'s policy core, the kernel models and bpfgov as actuated under the idle governor of the machine that ran the bench (`bpfgov@\($gov)`), at bpfgov'"'"'s defaults (balanced) and with `--profile powersave` / `--profile performance`. " +
+		"Every trace is replayed by `govlab replay --json` through bpfgov'"'"'s policy core, the kernel models and bpfgov as actuated under the idle governor of the machine that ran the bench (`bpfgov@\($gov)`), at bpfgov'"'"'s defaults (balanced) and with `--profile powersave` / `--profile performance`. " +
 		"Each idle period is judged against the hindsight oracle (docs/DESIGN.md, \"The judge\"): **E** = energy above the oracle in % of one CPU (power model: polling 1, halt 0.3, a wake-up costs its latency at full power), **L** = wake-up latency above the oracle in µs per idle period. Lower is better on both; L < 0 buys latency with energy. " +
-		"haltpoll runs with `guest_halt_poll_ns` = \(.haltpoll_ns) (that machine'"'"'s). Synthetic traces use the costs of a KVM guest (halt 100 µs to wake, poll 1 µs); `--table vm` gives the governors the table such a guest claims (halt 1/1 µs), `--table truthful` one that states the real cost. Recorded traces were taken on that machine with `govloader record`; their truthful copy sets the table to the measured costs.",
+		"haltpoll runs with `guest_halt_poll_ns` = \(.haltpoll_ns) (that machine'"'"'s). Synthetic traces use the costs of a KVM guest (halt 100 µs to wake, poll 1 µs); `--table vm` gives the governors the table such a guest claims (halt 1/1 µs), `--table truthful` one that states the real cost. Recorded traces were taken on that machine with `govlab record`; their truthful copy sets the table to the measured costs.",
 		"",
 		"The goals are judged on the as-actuated columns (`bpfgov@\($gov)`, each profile as actuated). The last column, `bpfgov ideal`, enters bpfgov'"'"'s pick itself, capped at each idle entry by the next timer: no live mechanism does that (the pick is a standing constraint), so it is shown for comparison only and judged on nothing.",
 		"",
@@ -469,11 +469,11 @@ doc_plots() {
 	echo "### Plots"
 	echo
 	if [ -z "$(ls "$OUT/plots" 2>/dev/null)" ]; then
-		echo "Not drawn: \`govloader plot\` needs gnuplot (\`apt-get install gnuplot-nox\`)."
+		echo "Not drawn: \`govlab plot\` needs gnuplot (\`apt-get install gnuplot-nox\`)."
 		echo
 		return
 	fi
-	echo "Drawn by \`govloader plot\` from the traces above. Scatter: each panel is one trace, each point one policy at (L, E); the hindsight oracle is the origin. Timeline: bpfgov's policy core replayed over the trace, util and floor as ratios of the CPU's range, the idle pick on the right axis."
+	echo "Drawn by \`govlab plot\` from the traces above. Scatter: each panel is one trace, each point one policy at (L, E); the hindsight oracle is the origin. Timeline: bpfgov's policy core replayed over the trace, util and floor as ratios of the CPU's range, the idle pick on the right axis."
 	echo
 	for tb in $JUDGE_TABLES; do
 		[ -e "$OUT/plots/scatter-$tb.png" ] &&

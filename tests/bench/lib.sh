@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for tests/bench/run.sh: numbers (jq/awk), the governor under
 # benchmark, host facts and the restore-everything exit path.
-# Sourced by run.sh; expects TOP, GOV, WORK, PIN, OUT to be set.
+# Sourced by run.sh; expects TOP, GOV, LAB, WORK, PIN, OUT to be set.
 
 # The line that names a run in the blocks it writes (prov_line).
 . "$(dirname "${BASH_SOURCE[0]}")/provenance.sh"

@@ -56,7 +56,7 @@ live_one() {
 	# kernel measured in the same cell.  A pass of its own: the recorder
 	# takes CPU time, which the judged cells (bpfgov-balanced) must not pay.
 	if [ "$cfg" = bpfgov-balanced-recorded ]; then
-		"$GOV" record "$OUT/live-$wl.trace" --duration "$SHOOT_S" --pin-root "$PIN" \
+		"$LAB" record "$OUT/live-$wl.trace" --duration "$SHOOT_S" --pin-root "$PIN" \
 			>"$OUT/live-$wl.record.log" 2>&1 &
 		rec=$!
 		sleep 0.2
@@ -82,7 +82,7 @@ live_one() {
 	secs=$(calc "$t1 - $t0")
 	if [ -n "$rec" ]; then
 		wait "$rec" 2>/dev/null
-		rj=$("$GOV" replay "$OUT/live-$wl.trace" -p "bpfgov@$ORIG_GOVERNOR" \
+		rj=$("$LAB" replay "$OUT/live-$wl.trace" -p "bpfgov@$ORIG_GOVERNOR" \
 			--haltpoll-ns "$JUDGE_HALTPOLL_NS" --json 2>/dev/null)
 		rpoll=$(jq -r --arg p "bpfgov@$ORIG_GOVERNOR" \
 			'(.policies[$p].idle.poll_ns // empty) / (.duration_s * 1e9 * .nr_cpus) * 100' \

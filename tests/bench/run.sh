@@ -27,10 +27,10 @@
 #             profiles against ping-pong, a quiet machine after a burst and
 #             cyclictest --laptop; performance and poll time as the kernel
 #             measures them, a verdict per workload (driver none: not measurable)
-#   replay    linux-pm scenarios (`govloader synth`, both idle tables) and traces
-#             recorded here, judged by `govloader replay --json` (judge.sh)
+#   replay    linux-pm scenarios (`govlab synth`, both idle tables) and traces
+#             recorded here, judged by `govlab replay --json` (judge.sh)
 #
-# The replay section draws plots with `govloader plot` (gnuplot); they go
+# The replay section draws plots with `govlab plot` (gnuplot); they go
 # to docs/bench/ beside the doc, which shows them.
 #
 # Environment: BENCH_QUICK=1 (short runs, for trying the script),
@@ -50,6 +50,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP" || exit 1
 GOV=./govloader
+LAB=./govlab
 WORK=build/bpfgov-work
 OUT=${BENCH_OUT:-build/bench}
 DOC=${BENCH_DOC:-docs/BENCHMARKS.md}

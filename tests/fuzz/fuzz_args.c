@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness: the argument parser of `govloader start`
- * (user/start_opts.c start_parse_args), called exactly as main() calls it but
+ * (user/daemon/start_opts.c start_parse_args), called exactly as main() calls it but
  * without starting anything. The input is split at NUL bytes into at most
  * 64 arguments after "start". Checks: a success leaves consistent options
  * (every --set counted and kept, pointers into argv).

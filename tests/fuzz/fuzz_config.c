@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness: the config file parser (user/config.c cfg_parse).
+ * libFuzzer harness: the config file parser (user/state/config.c cfg_parse).
  * Besides the sanitizers, it checks what the parser promises: an error
  * comes with one line naming the file and line; a success yields items that
  * the tunables table accepts again, in line order, and a known profile.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness: the state journal reader (user/journal.c
+ * libFuzzer harness: the state journal reader (user/act/journal.c
  * journal_parse) and restore's decisions on what it read
  * (journal_entry_check, journal_open_entry): what `govloader restore`
  * writes back, and where.

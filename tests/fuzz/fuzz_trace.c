@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness: the trace reader (user/trace.c trace_parse) on an
+ * libFuzzer harness: the trace reader (user/lab/trace.c trace_parse) on an
  * in-memory stream. Checks: an error comes with a message naming the file;
  * a trace that parses also passes the writer's own validation and
  * survives a write/parse round trip with the same records.

@@ -33,10 +33,10 @@ diag()   { echo "# $*"; }
 # start's parser, in start_opts.c).
 srcs() {
 	case $1 in
-	config) echo user/config.c user/tunables.c user/names.c user/log.c user/util.c ;;
-	args) ls user/*.c | grep -v '^user/govloader\.c$' ;;
-	trace) echo user/trace.c user/log.c user/util.c ;;
-	journal) echo user/journal.c user/log.c user/util.c ;;
+	config) echo user/state/config.c user/state/tunables.c user/lib/names.c user/lib/log.c user/lib/util.c ;;
+	args) find user -name '*.c' ! -name govloader.c ! -name govlab.c | sort ;;
+	trace) echo user/lab/trace.c user/lib/log.c user/lib/util.c ;;
+	journal) echo user/act/journal.c user/lib/log.c user/lib/util.c ;;
 	esac
 }
 
@@ -51,7 +51,7 @@ libs() {
 
 CFLAGS_FUZZ=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -D_GNU_SOURCE
 	     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	     -Iinclude -Iuser -I"$BUILD/bpf" -Wno-unused-command-line-argument)
+	     -Iinclude $(find user -type d -printf '-I%p ') -I"$BUILD/bpf" -Wno-unused-command-line-argument)
 
 mkdir -p "$OUT"
 for h in "${HARNESSES[@]}"; do

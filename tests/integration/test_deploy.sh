@@ -297,13 +297,14 @@ while read -r l; do
 	excl+=("--exclude=./${l%/}")
 done <"$TOP/.dockerignore"
 tar -C "$TOP" "${excl[@]}" -cf - . | tar -C "$SRC" -xf -
-check "the build context has no build output" test ! -e "$SRC/build" -a ! -e "$SRC/govloader"
+check "the build context has no build output" test ! -e "$SRC/build" -a ! -e "$SRC/govloader" -a ! -e "$SRC/govlab"
 check "build.sh build install (in the build context)" \
 	bash -c "cd '$SRC' && DESTDIR='$OUT' deploy/build.sh build install >'$T_TMP/build.log' 2>&1"
 tail -n 5 "$T_TMP/build.log" | sed 's/^/#   /'
 IMG_GOV=$OUT$bin
 check "installed $bin" test -x "$IMG_GOV"
-check "installed govloader(8) and bpfgov.conf(5)" test -f "$OUT/usr/share/man/man8/govloader.8" -a -f "$OUT/usr/share/man/man5/bpfgov.conf.5"
+check "installed govlab beside it" test -x "$(dirname "$IMG_GOV")/govlab"
+check "installed govloader(8), govlab(8) and bpfgov.conf(5)" test -f "$OUT/usr/share/man/man8/govloader.8" -a -f "$OUT/usr/share/man/man8/govlab.8" -a -f "$OUT/usr/share/man/man5/bpfgov.conf.5"
 runtime=$(sed -n 's/^RUNTIME_PKGS=(\(.*\))/\1/p; s/^RUNTIME_BP_PKGS=(\(.*\))/\1/p' "$DEP/build.sh" | tr '\n' ' ')
 for lib in $(readelf -d "$IMG_GOV" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 	path=$(ldd "$IMG_GOV" | awk -v l="$lib" '$1 == l {print $3}')

@@ -15,9 +15,11 @@ while read -r name def lo hi; do
 done < <(grep -oE '^\s*X\([a-z_]+, +[0-9]+, +[0-9]+, +[A-Z_0-9]+' "$TOP/include/bpfgov_tunables.h" |
 	 sed -E 's/^\s*X\(//; s/,\s*/ /g')
 
-for c in $("$GOV" --help | awk '/^Commands:/{f=1;next} /^$/{if(f)exit} f {print $1}'); do
-	check "'$c --help' works" bash -c "'$GOV' $c --help >/dev/null"
-	check "README mentions govloader $c" grep -q "govloader $c" "$TOP/README.md"
+for prog in govloader govlab; do
+	for c in $("$TOP/$prog" --help | awk '/^Commands:/{f=1;next} /^$/{if(f)exit} f {print $1}'); do
+		check "'$prog $c --help' works" bash -c "'$TOP/$prog' $c --help >/dev/null"
+		check "README mentions $prog $c" grep -q "$prog $c" "$TOP/README.md"
+	done
 done
 # License: our BPF programs and the headers they share are dual GPL/BSD
 # (vendored headers keep their own).
@@ -31,26 +33,28 @@ for o in "$TOP"/build/bpf/*.bpf.o; do
 done
 check "README states the BPF license" grep -qF "GPL-2.0 OR BSD-3-Clause" "$TOP/README.md"
 
-# The commands shown in the docs' shell blocks: each `govloader CMD` is a
-# command and every option on the line is in that command's --help.
+# The commands shown in the docs' shell blocks: each `govloader CMD` or
+# `govlab CMD` is a command of that binary and every option on the line is
+# in that command's --help.
 n=0
-while IFS=$'\t' read -r doc cmd opts; do
+while IFS=$'\t' read -r doc prog cmd opts; do
 	n=$((n + 1))
-	help=$("$GOV" "$cmd" --help 2>/dev/null)
-	check "$doc: 'govloader $cmd' is a command" test -n "$help"
+	help=$("$TOP/$prog" "$cmd" --help 2>/dev/null)
+	check "$doc: '$prog $cmd' is a command" test -n "$help"
 	for o in $opts; do
-		check "$doc: 'govloader $cmd $o' is in its --help" grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$help"
+		check "$doc: '$prog $cmd $o' is in its --help" grep -qE -- "(^|[^a-z-])$o([^a-z-]|$)" <<<"$help"
 	done
 done < <(for d in README.md docs/OPERATIONS.md; do
 	awk -v doc="$d" '/^```sh/ { f = 1; next } /^```/ { f = 0 } f' "$TOP/$d" |
-	sed 's/#.*//' | grep -oE '(^|[ (])(\./)?govloader [a-z]+[^|;&]*' |
+	sed 's/#.*//' | grep -oE '(^|[ (])(\./)?gov(loader|lab) [a-z]+[^|;&]*' |
 	while read -r line; do
-		cmd=$(sed -E 's/^[ (]*(\.\/)?govloader ([a-z]+).*/\2/' <<<"$line")
-		opts=$(grep -oE '(^| )--?[a-z][a-z0-9-]*' <<<"${line#*govloader $cmd}" | tr -d ' ' | sort -u | tr '\n' ' ')
-		printf '%s\t%s\t%s\n' "$d" "$cmd" "$opts"
+		prog=$(sed -E 's/^[ (]*(\.\/)?(gov(loader|lab)) .*/\2/' <<<"$line")
+		cmd=$(sed -E 's/^[ (]*(\.\/)?gov(loader|lab) ([a-z]+).*/\3/' <<<"$line")
+		opts=$(grep -oE '(^| )--?[a-z][a-z0-9-]*' <<<"${line#*$prog $cmd}" | tr -d ' ' | sort -u | tr '\n' ' ')
+		printf '%s\t%s\t%s\t%s\n' "$d" "$prog" "$cmd" "$opts"
 	done
 done)
-check "the docs show 20+ govloader commands ($n)" test "$n" -ge 20
+check "the docs show 20+ govloader and govlab commands ($n)" test "$n" -ge 20
 
 # Every measured section names its run: the provenance table of each doc
 # lists every block a benchmark writes (a block added without it fails),

@@ -83,8 +83,8 @@ check "the report: the missing MSR path and the driver come back exact" \
 check "status --json when nothing runs parses" jq_true '.running == false' "$T_TMP/status.json"
 
 TRACE="$D/t \"r\".trace"
-"$GOV" synth periodic --duration 1 -o "$TRACE" >/dev/null 2>&1
-"$GOV" replay "$TRACE" --json >"$T_TMP/replay.json" 2>"$T_TMP/err"
+"$LAB" synth periodic --duration 1 -o "$TRACE" >/dev/null 2>&1
+"$LAB" replay "$TRACE" --json >"$T_TMP/replay.json" 2>"$T_TMP/err"
 check "replay --json parses" jq_true . "$T_TMP/replay.json"
 check "replay --json: the trace name comes back exact" \
 	jq_true --arg f "$TRACE" '.trace == $f' "$T_TMP/replay.json"

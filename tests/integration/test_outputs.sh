@@ -15,19 +15,19 @@ echo "do not touch" >"$T_TMP/victim"
 # record: a planted FILE.tmp -> victim. bpfgov is not running: record
 # stops (exit 3), and must not have truncated the victim on its way.
 ln -s "$T_TMP/victim" "$W/out.trace.tmp"
-(cd "$W" && "$GOV" record --pin-root "$T_TMP/nopins" out.trace) >"$T_TMP/out" 2>&1
+(cd "$W" && "$LAB" record --pin-root "$T_TMP/nopins" out.trace) >"$T_TMP/out" 2>&1
 rc=$?
 is "record with a planted out.trace.tmp: the symlink's target is untouched (rc $rc)" \
 	"$(cat "$T_TMP/victim")" "do not touch"
 check "record wrote no file of its own" bash -c "[ ! -e '$W/out.trace' ]"
-(cd "$W" && "$GOV" record --pin-root "$T_TMP/nopins" nodir/out.trace) >"$T_TMP/out" 2>&1
+(cd "$W" && "$LAB" record --pin-root "$T_TMP/nopins" nodir/out.trace) >"$T_TMP/out" 2>&1
 rc=$?
 check "record into a directory that does not exist: one line, exit 1 (rc $rc)" \
 	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$T_TMP/out') = 1 ] && grep -q 'cannot write nodir/out.trace' '$T_TMP/out'"
 
 # validate: planted output directories.
 refused() { # DESCRIPTION DIR
-	(cd "$W" && "$GOV" validate --quick --out "$2") >"$T_TMP/out" 2>&1
+	(cd "$W" && "$LAB" validate --quick --out "$2") >"$T_TMP/out" 2>&1
 	local rc=$?
 	check "validate refuses $1: one line, exit 1 (rc $rc)" \
 		bash -c "[ $rc = 1 ] && [ \$(wc -l <'$T_TMP/out') = 1 ] && grep -q 'is not a directory owned by uid' '$T_TMP/out'"

@@ -8,7 +8,7 @@
 #   tests/bench/live.sh (the live idle judge's goals, live.json).
 # The governor-share goal of bench-vm is judged on the seconds the loader
 # samples wake-ups; the mean over its cycle is weighted by the loader's own
-# constants (user/loop.c).
+# constants (user/daemon/loop.c).
 . "$(dirname "$0")/../lib.sh"
 set -o pipefail
 
@@ -63,8 +63,8 @@ done
 # Stamped seconds 308, the others 279 per hop (the figures of the miss):
 # judged on the stamped seconds, not met; the cycle mean is a reference
 # weighted by the loader's constants.
-on=$(awk '$2 == "WAKE_SAMPLE_ON" { print $3 }' "$TOP/user/loop.c")
-per=$(awk '$2 == "WAKE_SAMPLE_PERIOD" { print $3 }' "$TOP/user/loop.c")
+on=$(awk '$2 == "WAKE_SAMPLE_ON" { print $3 }' "$TOP/user/daemon/loop.c")
+per=$(awk '$2 == "WAKE_SAMPLE_PERIOD" { print $3 }' "$TOP/user/daemon/loop.c")
 {
 	cat "$D/part.log"
 	echo "BS sched-only bpfgov_running:pin 300 1000"
@@ -75,8 +75,8 @@ bash "$VM/bench-smp-report.sh" "$D/share.log" >"$D/smp-share.md" 2>&1
 check "governor's share: judged on the sampled seconds (308 > 300: not met)" \
 	grep -q "^| governor's share ≤ 300 .*| 308 \*\*not met\*\* |$" "$D/smp-share.md"
 mean=$(awk -v a=308 -v b=279 -v s="$on" -v p="$per" 'BEGIN { printf "%.0f", (s * a + (p - s) * b) / p }')
-check "governor's share over the cycle: a reference weighted $on/$per from user/loop.c ($mean)" \
-	grep -q "^| reference: the governor's share over the loader's cycle ($on s sampled in $per s, user/loop.c) | $mean (sampled seconds 308, others 279) |$" "$D/smp-share.md"
+check "governor's share over the cycle: a reference weighted $on/$per from user/daemon/loop.c ($mean)" \
+	grep -q "^| reference: the governor's share over the loader's cycle ($on s sampled in $per s, user/daemon/loop.c) | $mean (sampled seconds 308, others 279) |$" "$D/smp-share.md"
 check "the goal changed after a miss says so, with its earlier wording" \
 	grep -q "^A goal changed after a miss, with its earlier wording: .*over the loader's 16 s cycle.*308 against 300" "$D/smp-share.md"
 

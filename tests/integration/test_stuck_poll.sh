@@ -21,13 +21,13 @@ set -o pipefail
 poll_ns() { jq -r ".policies[\"$2\"].idle.poll_ns" "$1"; }
 
 # 1. Burst, then quiet (10 s on each of 2 CPUs).
-"$GOV" synth pingpong --work-us 20 --duration 3 -o "$T_TMP/burst.trace" >/dev/null 2>&1
-"$GOV" synth pingpong --work-us 20 --duration 3 --quiet-s 10 -o "$T_TMP/quiet.trace" >/dev/null 2>&1
+"$LAB" synth pingpong --work-us 20 --duration 3 -o "$T_TMP/burst.trace" >/dev/null 2>&1
+"$LAB" synth pingpong --work-us 20 --duration 3 --quiet-s 10 -o "$T_TMP/quiet.trace" >/dev/null 2>&1
 is "synth writes the burst and the burst + quiet traces" \
 	"$(ls "$T_TMP/burst.trace" "$T_TMP/quiet.trace" 2>/dev/null | wc -l)" 2
 for gov in haltpoll menu; do
-	"$GOV" replay "$T_TMP/burst.trace" -p "bpfgov@$gov" --haltpoll-ns 0 -j >"$T_TMP/b.json" 2>/dev/null
-	"$GOV" replay "$T_TMP/quiet.trace" -p "bpfgov@$gov" --haltpoll-ns 0 -j >"$T_TMP/q.json" 2>/dev/null
+	"$LAB" replay "$T_TMP/burst.trace" -p "bpfgov@$gov" --haltpoll-ns 0 -j >"$T_TMP/b.json" 2>/dev/null
+	"$LAB" replay "$T_TMP/quiet.trace" -p "bpfgov@$gov" --haltpoll-ns 0 -j >"$T_TMP/q.json" 2>/dev/null
 	b=$(poll_ns "$T_TMP/b.json" "bpfgov@$gov"); q=$(poll_ns "$T_TMP/q.json" "bpfgov@$gov")
 	check "bpfgov@$gov: the burst polls (${b} ns)" [ "${b:-0}" -gt 1000000000 ]
 	# The quiet part's poll time: what the burst + quiet trace polls
@@ -36,13 +36,13 @@ for gov in haltpoll menu; do
 	check "bpfgov@$gov: the quiet machine polls <= 1% of its 20 CPU-s (${extra} ns)" \
 		[ "$extra" -le 200000000 ]
 done
-"$GOV" replay "$T_TMP/quiet.trace" -p bpfgov@haltpoll --haltpoll-ns 0 >"$T_TMP/q.txt" 2>&1
+"$LAB" replay "$T_TMP/quiet.trace" -p bpfgov@haltpoll --haltpoll-ns 0 >"$T_TMP/q.txt" 2>&1
 check "the replay table names the kernel's poll time limit it cut polls at" \
 	grep -q "^polls " "$T_TMP/q.txt"
-"$GOV" replay "$T_TMP/quiet.trace" -p bpfgov@menu --poll-limit-us 128 -j >"$T_TMP/o.json" 2>/dev/null
+"$LAB" replay "$T_TMP/quiet.trace" -p bpfgov@menu --poll-limit-us 128 -j >"$T_TMP/o.json" 2>/dev/null
 is "--poll-limit-us sets the limit replayed" "$(jq -r '.poll_limit_ns, .poll_limit_from' "$T_TMP/o.json" | paste -sd,)" \
 	"128000,option"
-expect_fail "--poll-limit-us 0 is refused in one line" 2 "poll-limit-us" replay "$T_TMP/quiet.trace" --poll-limit-us 0
+lab_expect_fail "--poll-limit-us 0 is refused in one line" 2 "poll-limit-us" replay "$T_TMP/quiet.trace" --poll-limit-us 0
 
 # 2. Recorded timed-out polls: three polls of 128 us that ran into the
 # limit, then a halt ended by a timer, form one idle period of ~1.4 ms.
@@ -64,7 +64,7 @@ records
 1002000000 0 wake 60000 1
 end 9
 EOF
-"$GOV" replay "$T_TMP/limit.trace" -p menu -j >"$T_TMP/l.json" 2>"$T_TMP/l.err"
+"$LAB" replay "$T_TMP/limit.trace" -p menu -j >"$T_TMP/l.json" 2>"$T_TMP/l.err"
 is "replay reads 'limit' idle records" "$?" 0
 is "the limit is learned from the trace's timed-out polls" \
 	"$(jq -r '.poll_limit_ns, .poll_limit_from, .limit_polls' "$T_TMP/l.json" | paste -sd,)" "128000,trace,4"
@@ -91,7 +91,7 @@ is "timed-out polls are merged into their idle period (2 periods)" \
 	done
 	echo "end 400"
 } >"$T_TMP/short.trace"
-"$GOV" replay "$T_TMP/short.trace" -p bpfgov@menu,menu -j >"$T_TMP/s.json" 2>"$T_TMP/s.err"
+"$LAB" replay "$T_TMP/short.trace" -p bpfgov@menu,menu -j >"$T_TMP/s.json" 2>"$T_TMP/s.err"
 is "replay reads the trace of short polls" "$?" 0
 for p in bpfgov@menu menu; do
 	v=$(jq -r ".policies[\"$p\"].idle.idle_ns" "$T_TMP/s.json")

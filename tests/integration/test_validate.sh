@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# `govloader validate --quick` against a stand-in platform whose counters a
+# `govlab validate --quick` against a stand-in platform whose counters a
 # test process advances (APERF/MPERF, scaling_cur_freq, RAPL energy with
 # wrap-around): every report section is filled, both arms ran, every knob
 # is as found. Then a bare platform: what cannot be measured is named, and
@@ -23,8 +23,8 @@ knobs() {
 	done
 }
 
-expect_fail "validate: unknown option" 2 "unknown option" validate --bogus
-expect_fail "validate: stray argument" 2 "unexpected argument" validate extra
+lab_expect_fail "validate: unknown option" 2 "unknown option" validate --bogus
+lab_expect_fail "validate: stray argument" 2 "unexpected argument" validate extra
 
 # 1. Everything available.
 seed_platform "$P" intel-active
@@ -34,7 +34,7 @@ for i in $(seq 1 50); do
 	[ "$(msr_file_read "$P/msr/0/msr" $((0xe7)))" -gt 0 ] && break
 	sleep 0.1
 done
-"$GOV" validate --quick --out "$OUT" $(plat_roots "$P") >"$T_TMP/v.log" 2>&1
+"$LAB" validate --quick --out "$OUT" $(plat_roots "$P") >"$T_TMP/v.log" 2>&1
 rc=$?
 is "validate --quick exits 0" "$rc" 0
 [ "$rc" = 0 ] || sed 's/^/#   /' "$T_TMP/v.log"
@@ -73,7 +73,7 @@ seed_platform "$P" nocpufreq
 rm -rf "$P/msr" "$P/sys/class/powercap"
 mkdir -p "$P/msr"	# an MSR root with no devices: the msr driver is not loaded
 rm -rf "$OUT"
-PATH=/usr/sbin:/sbin "$GOV" validate --quick --out "$OUT" $(plat_roots "$P") >"$T_TMP/v.log" 2>&1
+PATH=/usr/sbin:/sbin "$LAB" validate --quick --out "$OUT" $(plat_roots "$P") >"$T_TMP/v.log" 2>&1
 is "bare: validate still exits 0" "$?" 0
 check "bare: frequency named as not measured, with the reason" jqe '.sources.frequency.source == "none" and (.not_measured | any(test("modprobe msr")))'
 check "bare: energy named as not measured, with the reason" jqe '.sources.energy.source == "none" and (.not_measured | any(test("powercap")))'

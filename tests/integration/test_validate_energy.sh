@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# `govloader validate --quick`: the same work under the machine's governors
+# `govlab validate --quick`: the same work under the machine's governors
 # and under bpfgov, its completion time and RAPL energy per workload, and
 # the ratios, read through --sysfs-root from a stand-in powercap tree whose
 # energy_uj a background writer advances from the clock (package 6 W, core
@@ -35,7 +35,7 @@ counters_down() {
 }
 run_validate() { # NAME
 	rm -rf "$OUT"
-	"$GOV" validate --quick --out "$OUT" $(plat_roots "$P") >"$T_TMP/v.out" 2>"$T_TMP/v.err"
+	"$LAB" validate --quick --out "$OUT" $(plat_roots "$P") >"$T_TMP/v.out" 2>"$T_TMP/v.err"
 	rc=$?
 	is "$1: validate --quick exits 0" "$rc" 0
 	[ "$rc" = 0 ] || sed 's/^/#   /' "$T_TMP/v.out" "$T_TMP/v.err"

@@ -10,6 +10,7 @@ set -o pipefail
 SOAK_SECONDS=${SOAK_SECONDS:-300}
 ASAN_BUILD=$TOP/build/asan
 ASAN_GOV=$ASAN_BUILD/govloader
+ASAN_LAB=$ASAN_BUILD/govlab
 SAN="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -17,11 +18,11 @@ REPORT=$TOP/docs/SOAK.md
 MSR=$T_TMP/msr
 seed_msr_standins "$MSR"
 
-make -C "$TOP" --no-print-directory BUILD="$ASAN_BUILD" GOVLOADER="$ASAN_GOV" \
+make -C "$TOP" --no-print-directory BUILD="$ASAN_BUILD" GOVLOADER="$ASAN_GOV" GOVLAB="$ASAN_LAB" \
 	CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
-	"$ASAN_GOV" $(cd "$TOP" && ls tests/unit/test_*.c | sed "s|tests/unit/\(.*\)\.c|$ASAN_BUILD/tests/\1|") \
+	"$ASAN_GOV" "$ASAN_LAB" $(cd "$TOP" && ls tests/unit/test_*.c | sed "s|tests/unit/\(.*\)\.c|$ASAN_BUILD/tests/\1|") \
 	>"$T_TMP/build.log" 2>&1 || sed 's/^/# /' "$T_TMP/build.log"
-check "sanitized build" test -x "$ASAN_GOV"
+check "sanitized build" test -x "$ASAN_GOV" -a -x "$ASAN_LAB"
 
 # 1. Unit tests under ASan/UBSan and under valgrind (memcheck, leaks).
 for t in "$ASAN_BUILD"/tests/test_*; do
@@ -35,15 +36,15 @@ for t in "$TOP"/build/tests/test_*; do
 done
 
 # 2. Every subcommand of the sanitized loader against a live instance.
-GOV_SAVE=$GOV
-GOV=$ASAN_GOV
+GOV_SAVE=$GOV LAB_SAVE=$LAB
+GOV=$ASAN_GOV LAB=$ASAN_LAB
 check "sanitized start comes up" gov_start --msr-root "$MSR" --no-idle --duration 30
 check "status --json (ASan)" bash -c "set -o pipefail; '$GOV' status --json | jq -e '.running == true' >/dev/null"
 check "tail --count 20 (ASan)" bash -c "set -o pipefail; timeout 20 '$GOV' tail --json --count 20 | jq -e -s 'length == 20' >/dev/null"
 check "dump (ASan)" bash -c "'$GOV' dump >/dev/null"
 check "set (ASan)" "$GOV" set headroom_pct=130
-check "record 2 s (ASan)" "$GOV" record "$T_TMP/rec.trace" --duration 2
-check "replay of the recording (ASan)" bash -c "set -o pipefail; '$GOV' replay '$T_TMP/rec.trace' --json | jq -e . >/dev/null"
+check "record 2 s (ASan)" "$LAB" record "$T_TMP/rec.trace" --duration 2
+check "replay of the recording (ASan)" bash -c "set -o pipefail; '$LAB' replay '$T_TMP/rec.trace' --json | jq -e . >/dev/null"
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "sanitized start exits 0 (no ASan/UBSan report)" "$GOV_RC" 0
@@ -53,7 +54,7 @@ check "no sanitizer report in its log" bash -c "! grep -qE 'AddressSanitizer|run
 # production binary: ASan's quarantine keeps freed memory on purpose, so a
 # sanitized loader's RSS says nothing about leaks (those it reports itself,
 # above).
-GOV=$GOV_SAVE
+GOV=$GOV_SAVE LAB=$LAB_SAVE
 check "long-run start comes up" gov_start --msr-root "$MSR" --no-idle --duration $((SOAK_SECONDS + 30))
 bg "$WORK" switchstorm --threads 16 --duration "$SOAK_SECONDS"
 samples=()

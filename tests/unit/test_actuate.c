@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/actuate.c. Everything goes through stand-in files in a
+ * Unit tests of user/act/actuate.c. Everything goes through stand-in files in a
  * mkdtemp directory: an msr stand-in (MSR X at byte offset 8*X) and a fake
  * sysfs tree, i.e. the same code path as on hardware, with no mock layer.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/config.c: the config file parser (every accepted form
+ * Unit tests of user/state/config.c: the config file parser (every accepted form
  * and every error with its file:line message), the profiles, the
  * precedence default < machine < profile < file < --set, start's argument
  * parser, the origins file and the one writer of the running tunables

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/journal.c: records written through the actuator's
+ * Unit tests of user/act/journal.c: records written through the actuator's
  * save hook (the real actuator on stand-in files) read back exactly, torn
  * and corrupt lines, first-record-wins, restore of a shared register's
  * field alone and of sysfs files byte for byte, written knobs only, CPUs

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/platform.c and user/measure.c, with the backend plan
+ * Unit tests of user/platform/platform.c and user/lab/measure.c, with the backend plan
  * (actuate.c) for each platform mode (who owns the request register,
  * lockdown, allow_writes), refused forced MSR backends, taint letters, and
  * the RAPL energy counters: wrap-around, and a stand-in powercap tree.

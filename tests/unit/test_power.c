@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The floor judge's power and platform models (user/floor_model.c) on
+ * The floor judge's power and platform models (user/lab/replay/floor_model.c) on
  * inputs whose answer is worked out by hand in the comments.
  */
 #include <errno.h>

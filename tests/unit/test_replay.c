@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "bpfgov_tunables.h"
 #include "refmodels.h"
+#include "govlab_cmds.h"
 #include "replay.h"
 #include "replay_judge.h"
 #include "trace.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of user/topo.c: the CPU -> last-level cache map read from a
+ * Unit tests of user/platform/topo.c: the CPU -> last-level cache map read from a
  * stand-in sysfs tree (two sockets, one LLC each; no cache information;
  * more domains than the scheduler keeps).
  */

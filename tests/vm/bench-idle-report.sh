@@ -7,7 +7,7 @@
 # (acpi_idle, POLL + C1 by HLT: tests/vm/mkacpi-cst.sh).  From the guest's
 # console LOG: its table, verdicts and goals, printed by the same functions
 # `make bench` uses; the traces it recorded with bpfgov's picks in force go
-# to $BUILD/vm/livebench/ (replay them with `govloader replay`).  --write
+# to $BUILD/vm/livebench/ (replay them with `govlab replay`).  --write
 # DOC splices the section between "<!-- live-guest:begin -->" and
 # "<!-- live-guest:end -->" of DOC.
 set -uo pipefail
@@ -59,8 +59,8 @@ md() {
 	goals_table md live_goal_rows
 	echo
 	if ls "$tr_dir"/live-*.trace >/dev/null 2>&1; then
-		echo "The cells of \`bpfgov-balanced-recorded\` were recorded with \`govloader record\`"
-		echo "and replayed as actuated (\`govloader replay TRACE -p bpfgov@$(j live.json .governor)\`);"
+		echo "The cells of \`bpfgov-balanced-recorded\` were recorded with \`govlab record\`"
+		echo "and replayed as actuated (\`govlab replay TRACE -p bpfgov@$(j live.json .governor)\`);"
 		echo "\`make bench-vm-idle\` leaves the traces in \`build/vm/livebench/\`."
 	fi
 }

@@ -102,13 +102,13 @@ gov_share() { # LOG [CFG]
 		}' "$1"
 }
 
-# The loader's wake-up sampling cycle, from its own constants (user/loop.c:
+# The loader's wake-up sampling cycle, from its own constants (user/daemon/loop.c:
 # WAKE_SAMPLE_ON seconds sampled in every WAKE_SAMPLE_PERIOD): "ON PERIOD".
 sample_cycle() {
 	awk '$1 == "#define" && $2 == "WAKE_SAMPLE_ON" { on = $3 }
 	     $1 == "#define" && $2 == "WAKE_SAMPLE_PERIOD" { p = $3 }
 	     END { if (on > 0 && p > on) print on, p; else print "n/a n/a" }' \
-		"$(dirname "$0")/../../user/loop.c" 2>/dev/null || echo "n/a n/a"
+		"$(dirname "$0")/../../user/daemon/loop.c" 2>/dev/null || echo "n/a n/a"
 }
 # The share averaged over the loader's cycle (ON s sampled, PERIOD - ON
 # not): "MEAN SAMPLED QUIET", n/a where either was not measured.
@@ -204,7 +204,7 @@ out() {
 	g_gcycle() { local x; x=$(share_cycle "$2"); set -- $x
 		echo "$1 (sampled seconds $2, others $3)"; }
 	row_goal "governor's share ≤ 300 instructions per hop of the pinned ping-pong (bpfgov's programs minus the scheduler alone; the seconds the loader samples wake-ups)" g_gshare
-	row_goal "reference: the governor's share over the loader's cycle ($(sample_cycle | sed 's/ / s sampled in /') s, user/loop.c)" g_gcycle
+	row_goal "reference: the governor's share over the loader's cycle ($(sample_cycle | sed 's/ / s sampled in /') s, user/daemon/loop.c)" g_gcycle
 	row_goal "loader ≤ 1 % of one CPU under every workload (worst mean over the rounds)" g_loader
 	echo
 	echo "A goal changed after a miss, with its earlier wording: the governor's share was judged, from commit 2a9f258 on, on its mean over the loader's 16 s cycle (weighted 4/12, \"governor's share ≤ 300 instructions per hop (pinned ping-pong, over the loader's 16 s cycle)\"), a weighting defined after the sampled seconds had measured 308 against 300; it is judged on the sampled seconds again, as first set (\"the governor's share per hop of the pinned ping-pong (bpfgov's programs minus the scheduler alone) ... the goal of 300\")."

@@ -208,7 +208,7 @@ if want trace && [ -x $GOV ]; then
 fi
 
 if want smoke; then
-	# govloader-independent: user/scx.c through tests/vm/scx-smoke.c.
+	# govloader-independent: user/daemon/scx.c through tests/vm/scx-smoke.c.
 	/bin/scx-smoke --stats --seconds 2 > /tmp/smoke.out 2>&1
 	r=$?
 	sed 's/^/#   /' /tmp/smoke.out | cut -c1-400

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scx-smoke: a minimal driver of user/scx.c for the VM tests, independent of
+ * scx-smoke: a minimal driver of user/daemon/scx.c for the VM tests, independent of
  * govloader.  It loads bpfgov_scx with default tunables, attaches it, runs
  * for a while reading the events ring and the cpu_state map, optionally
  * triggers the test-only BPF error, then detaches and reports.

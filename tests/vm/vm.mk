@@ -90,10 +90,10 @@ $(VM_DIR)/bpfgov-veristat: tests/vm/veristat.c | $(VM_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -o $@ $< $(LDLIBS)
 
-# A govloader-independent driver of user/scx.c (debugging the scheduler).
-$(VM_DIR)/scx-smoke: tests/vm/scx-smoke.c $(BUILD)/user/scx.o $(BUILD)/user/topo.o $(BUILD)/user/util.o | $(VM_DIR)
+# A govloader-independent driver of user/daemon/scx.c (debugging the scheduler).
+$(VM_DIR)/scx-smoke: tests/vm/scx-smoke.c $(BUILD)/user/daemon/scx.o $(BUILD)/user/platform/topo.o $(BUILD)/user/lib/util.o | $(VM_DIR)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/user/scx.o $(BUILD)/user/topo.o $(BUILD)/user/util.o $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/user/daemon/scx.o $(BUILD)/user/platform/topo.o $(BUILD)/user/lib/util.o $(LDLIBS)
 
 vm-kernel: | $(VM_DIR)
 	$(Q)bash scripts/fetch-vm-kernel.sh $(VM_DIR)
