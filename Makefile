@@ -153,6 +153,20 @@ $(GOVLOADER): $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The test build: govloader with its test hooks (-DGOV_TEST_HOOKS: `start
+# --test-scx-error-after`), for the guest tests that provoke a failure from
+# inside. Never installed; the shipped govloader has no hook.
+TEST_HOOK_SRCS := user/start_opts.c user/loop.c
+TEST_HOOK_OBJS := $(patsubst user/%.c,$(BUILD)/test-hooks/%.o,$(TEST_HOOK_SRCS))
+$(BUILD)/test-hooks/%.o: user/%.c $(FLAGS_STAMP) | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(BUILD)/test-hooks
+	$(Q)$(CC) $(ALL_CFLAGS) -DGOV_TEST_HOOKS -c $< -o $@
+
+$(BUILD)/govloader-test: $(filter-out $(patsubst user/%.c,$(BUILD)/user/%.o,$(TEST_HOOK_SRCS)),$(USER_OBJS)) $(TEST_HOOK_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/%.o: tests/unit/%.c $(FLAGS_STAMP) | $(BUILD)/tests $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -201,4 +215,4 @@ clean:
 
 -include tests/vm/vm.mk
 -include $(wildcard mk/*.mk)
--include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)
+-include $(wildcard $(BUILD)/bpf/*.d $(BUILD)/user/*.d $(BUILD)/test-hooks/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)

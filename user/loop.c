@@ -90,8 +90,10 @@ int loop_run(struct gov *g, __u64 t0, __u64 deadline)
 	char buf[1200];
 	int err, n;
 
+#ifdef GOV_TEST_HOOKS
 	if (g->bops->test_error && g->o->test_scx_error_after > 0)
 		err_at = now + (__u64)(g->o->test_scx_error_after * 1e9);
+#endif
 	publish_status(g, false);
 	set_rt(g);
 	while (!loop_exiting) {
@@ -127,11 +129,13 @@ int loop_run(struct gov *g, __u64 t0, __u64 deadline)
 		}
 		if (g->ppd)
 			watch_ppd(g);
+#ifdef GOV_TEST_HOOKS
 		if (err_at && now >= err_at) {
 			err_at = 0;
 			pr_info("test: triggering a BPF-side error\n");
 			bpfs_test_error(g);
 		}
+#endif
 		if (!g->o->no_floor)
 			apply_flush(g);
 		/* resume and hotplug: the drivers rewrote their registers */

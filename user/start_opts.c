@@ -81,7 +81,10 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "restart", no_argument, NULL, OPT_RESTART },
 		{ "metrics-listen", required_argument, NULL, OPT_METRICS },
 		{ "follow-ppd", no_argument, NULL, OPT_PPD },
+#ifdef GOV_TEST_HOOKS
+		/* the test build's (govloader-test), never the shipped one's */
 		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
+#endif
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -180,11 +183,13 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 			o->metrics_listen = optarg;
 			break;
 		}
+#ifdef GOV_TEST_HOOKS
 		case OPT_TEST_ERR:
 			if (cli_seconds("start", "test-scx-error-after", optarg,
 					&o->test_scx_error_after))
 				return -EINVAL;
 			break;
+#endif
 		case 'h': start_usage(stdout); return 1;
 		default:
 			err = cli_common_opt("start", NULL, c, argv);
