@@ -4,13 +4,15 @@
  *
  * Order of set-up (undone in reverse by one cleanup path): lock, pin root,
  * actuator, the journaled originals of every knob a decision may write
- * (one flush, so that no decision waits for the disk), BPF load with maps pinned by name, map initialisation, attach, ring buffer.
- * Decisions arrive on `events` and are applied at once; once a second the
- * loader prints a summary and re-asserts registers someone else rewrote.
- * Its actuator state for `status` is published when `status` asks.
+ * (one flush, so that no decision waits for the disk), BPF load with maps
+ * pinned by name, map initialisation, attach, ring buffer. Decisions
+ * arrive on `events` and are applied at once; once a second the loader
+ * prints a summary and re-asserts registers someone else rewrote. Its
+ * actuator state for `status` is published when `status` asks.
  *
- * This file is the daemon's outline: set-up, the loop, clean-up. Its parts
- * live beside it (user/daemon.h names them).
+ * This file is the daemon's hub: it sets up and tears down the parts that
+ * live beside it (user/daemon.h names them), and hands them to the loop
+ * (loop.c), which calls them.
  */
 #include <errno.h>
 #include <limits.h>
