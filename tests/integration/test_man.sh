@@ -100,6 +100,18 @@ for c in $cmds; do
 	check "$c --help shows no test-only option" bash -c "! '$GOV' $c --help | grep -q -- '--test-'"
 done
 check "the page shows no test-only option" bash -c "! grep -q -- '\\\\-\\\\-test\\\\-' '$MAN8'"
+# ... and the shipped binary has none: they are compiled into the test
+# build alone (build/govloader-test, -DGOV_TEST_HOOKS). Each is an unknown
+# option to every command (the parser stops at it, before anything starts).
+hooks=$(grep -ohE '\{ *"test-[a-z0-9-]+"' "$TOP"/user/*.c | grep -oE 'test-[a-z0-9-]+' | sort -u)
+check "the source has test-only options to look for ($(echo $hooks))" test -n "$hooks"
+for o in $hooks; do
+	for c in $cmds; do
+		arg=; [ "$c" = synth ] && arg=periodic
+		err=$("$GOV" "$c" $arg "--$o" 1 --no-such-option </dev/null 2>&1 >/dev/null)
+		check "$c: --$o is unknown to the shipped govloader" grep -q -- "'--$o'" <<<"$err"
+	done
+done
 # help CMD is CMD --help; --version and version print one version line.
 for c in $cmds; do
 	is "'govloader help $c' prints '$c --help'" "$("$GOV" help "$c" 2>&1 | md5sum)" "$("$GOV" "$c" --help 2>&1 | md5sum)"
