@@ -177,6 +177,21 @@ $(GOVLAB): $(BUILD)/user/lab/govlab.o $(LAB_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The test build: govloader with its test hooks (-DGOV_TEST_HOOKS: `start
+# --test-scx-error-after`), for the guest tests that provoke a failure from
+# inside. Never installed; the shipped govloader has no hook.
+TEST_HOOK_SRCS := user/daemon/start_opts.c user/daemon/loop.c
+TEST_HOOK_OBJS := $(patsubst user/%.c,$(BUILD)/test-hooks/%.o,$(TEST_HOOK_SRCS))
+$(BUILD)/test-hooks/%.o: user/%.c $(FLAGS_STAMP) | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -DGOV_TEST_HOOKS -c $< -o $@
+
+$(BUILD)/govloader-test: $(BUILD)/user/client/govloader.o \
+		$(filter-out $(patsubst user/%.c,$(BUILD)/user/%.o,$(TEST_HOOK_SRCS)),$(CORE_OBJS)) $(TEST_HOOK_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/%.o: tests/unit/%.c $(FLAGS_STAMP) | $(BUILD)/tests $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -225,4 +240,4 @@ clean:
 
 -include tests/vm/vm.mk
 -include $(wildcard mk/*.mk)
--include $(wildcard $(BUILD)/bpf/*.d $(USER_OBJS:.o=.d) $(BUILD)/tests/*.d $(BUILD)/bench/*.d)
+-include $(wildcard $(BUILD)/bpf/*.d $(USER_OBJS:.o=.d) $(BUILD)/test-hooks/*/*.d $(BUILD)/tests/*.d $(BUILD)/bench/*.d)

@@ -130,6 +130,19 @@ for c in start stop status tail dump set restore metrics probe; do
 	is "govlab $c: one line naming 'govloader $c' (exit 2)" "$("$LAB" $c 2>&1; echo "rc=$?")" "govlab: $c is a govloader command: govloader $c ...
 rc=2"
 done
+# The shipped govloader has no test-only option: they are compiled into
+# the test build alone (build/govloader-test, -DGOV_TEST_HOOKS). Each is
+# an unknown option to every command (the parser stops at it, before
+# anything starts).
+cmds=$("$GOV" --help | awk '/^Commands:/{f=1;next} /^$/{if(f)exit} f {print $1}')
+hooks=$(grep -ohE '\{ *"test-[a-z0-9-]+"' "$TOP"/user/*/*.c | grep -oE 'test-[a-z0-9-]+' | sort -u)
+check "the source has test-only options to look for ($(echo $hooks))" test -n "$hooks"
+for o in $hooks; do
+	for c in $cmds; do
+		err=$("$GOV" "$c" "--$o" 1 --no-such-option </dev/null 2>&1 >/dev/null)
+		check "$c: --$o is unknown to the shipped govloader" grep -q -- "'--$o'" <<<"$err"
+	done
+done
 
 # bpfgov.conf(5): the tunables of include/bpfgov_tunables.h and the keys
 # the configuration parser handles itself.

@@ -16,6 +16,8 @@
 # the HWP_REQUEST min field.
 PATH=/bin:/sbin
 GOV=/bin/govloader
+# the test build: govloader with its test hooks (--test-scx-error-after)
+GOV_TEST=/bin/govloader-test
 BENCH=/bin/scxbench
 SCX=/sys/kernel/sched_ext
 MSR=/tmp/msr
@@ -153,6 +155,7 @@ want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 
 echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
 [ -x $GOV ] || nok "govloader present in the initramfs"
+! want error || [ -x $GOV_TEST ] || nok "govloader-test present in the initramfs"
 if [ -d $SCX ]; then
 	want_scx=0
 	for g in smoke scx error stress kill9 partial fair bench scxidle; do want $g && want_scx=1; done
@@ -294,11 +297,11 @@ if want scx && [ -x $GOV ]; then
 		{ nok "stop: govloader reports the restore"; dump_log; }
 fi
 
-if want error && [ -x $GOV ]; then
+if want error && [ -x $GOV_TEST ]; then
 	make_msr
 	orig=$(msr_req 0)
 	: > $LOG
-	$GOV start --mode scx --msr-root $MSR --backend intel-hwp --test-scx-error-after 3 > $LOG 2>&1 &
+	$GOV_TEST start --mode scx --msr-root $MSR --backend intel-hwp --test-scx-error-after 3 > $LOG 2>&1 &
 	gpid=$!
 	wait_for 120 gov_up_or_dead
 	is_enabled_bpfgov && ok "error test: attached" || nok "error test: attached"

@@ -36,6 +36,8 @@ inputs=("$busybox:/bin/busybox"
 	"tests/vm/guest-bench.sh:/tests/guest-bench.sh"
 	"tests/vm/init.sh:/init")
 [ -x "$GOVLOADER" ] && inputs+=("$GOVLOADER:/bin/govloader")
+# the test build (start --test-scx-error-after), for the error tests
+[ -x "$BUILD/govloader-test" ] && inputs+=("$BUILD/govloader-test:/bin/govloader-test")
 for o in "$BUILD"/bpf/*.bpf.o; do
 	[ -f "$o" ] && inputs+=("$o:/bpf/$(basename "$o")")
 done

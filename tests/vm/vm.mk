@@ -101,7 +101,7 @@ vm-kernel: | $(VM_DIR)
 vmlinux-h:
 	$(Q)bash scripts/gen-vmlinux.sh $(VM_DIR)
 
-vm-initrd: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS)
+vm-initrd: govloader $(BUILD)/govloader-test $(BPF_OBJS) $(WORK_BINS) $(VM_BINS)
 	$(Q)BUILD=$(BUILD) bash tests/vm/mkinitramfs.sh $(VM_INITRD)
 
 check-vm: vm-initrd

@@ -3,46 +3,15 @@
  * The application of a decision: a floor written now, or held until an idle CPU
  * runs (no actuation wakes a sleeping CPU), and the idle pick.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+#include <stdbool.h>
 #include "bpfgov.h"
-#include "bpfgov_policy.h"
-#include "bpfgov_tunables.h"
 #include "actuate.h"
-#include "cli.h"
 #include "common.h"
-#include "config.h"
-#include "gov.h"
-#include "journal.h"
-#include "kfeat.h"
 #include "log.h"
 #include "metrics.h"
-#include "platform.h"
-#include "scx.h"
-#include "tunables.h"
 #include "util.h"
 #include "daemon.h"
-
-/* Idle now (cpu_state): no task runs and an idle period is open. */
-bool cpu_idle(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
-{
-	return !read_cpu(g, cpu, s) && !s->busy && s->idle_since_ns;
-}
 
 /*
  * Ask @cpu's next busy run for a floor record (cpu_state.floor_held,
@@ -61,7 +30,7 @@ static bool floor_hold(struct gov *g, __u32 cpu)
 	m = (struct bpfgov_cpu_state *)((char *)g->cpu_mm + cpu * CPU_STATE_STRIDE);
 	__atomic_store_n(&m->floor_held, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&m->fast_until_ns, 0, __ATOMIC_SEQ_CST);
-	return cpu_idle(g, cpu, &s);
+	return bpfs_cpu_idle(g, cpu, &s);
 }
 
 /*
@@ -76,7 +45,7 @@ static int write_hit_idle(const struct gov *g, __u32 cpu, __u64 t0, __u64 t1)
 {
 	struct bpfgov_cpu_state t;
 
-	if (read_cpu(g, cpu, &t))
+	if (bpfs_read_cpu(g, cpu, &t))
 		return 0;
 	if (!t.busy && t.idle_since_ns)
 		return t.idle_since_ns <= t0 ? 2 : t.idle_since_ns < t1;
@@ -91,7 +60,7 @@ static int write_hit_idle(const struct gov *g, __u32 cpu, __u64 t0, __u64 t1)
  * an idle CPU (it fell asleep between the test and the write) are counted
  * (write_hit_idle). 1 when the floor is held, 0 when applied.
  */
-int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
+int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 {
 	struct bpfgov_cpu_state s;
 	/* running here, the loader keeps its own CPU busy: no map lookup */
@@ -99,7 +68,7 @@ int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
 	__u64 w0 = act_writes(g->act, cpu), t0;
 	int err;
 
-	if (!self && cpu_idle(g, cpu, &s)) {
+	if (!self && bpfs_cpu_idle(g, cpu, &s)) {
 		g->pend_floor[cpu] = floor;
 		if (!g->pend[cpu])
 			g->deferred++;
@@ -122,17 +91,17 @@ int floor_apply(struct gov *g, __u32 cpu, __u32 floor)
 
 /* Held floors of CPUs that run again (the loop's check, and a CPU's own
  * pick record). */
-void floor_flush(struct gov *g)
+void apply_flush(struct gov *g)
 {
 	struct bpfgov_cpu_state s;
 
 	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
-		if (g->pend[cpu] && !cpu_idle(g, cpu, &s) &&
-		    floor_apply(g, cpu, g->pend_floor[cpu]) < 0)
+		if (g->pend[cpu] && !bpfs_cpu_idle(g, cpu, &s) &&
+		    apply_floor(g, cpu, g->pend_floor[cpu]) < 0)
 			g->act_errors++;
 }
 
-int on_decision(void *ctx, void *data, size_t size)
+int apply_event(void *ctx, void *data, size_t size)
 {
 	const struct bpfgov_event *e = data;
 	struct gov *g = ctx;
@@ -150,7 +119,7 @@ int on_decision(void *ctx, void *data, size_t size)
 			return 0;
 		bool held = g->pend[e->cpu];
 
-		err = floor_apply(g, e->cpu, e->floor);
+		err = apply_floor(g, e->cpu, e->floor);
 		if (err > 0)
 			return 0;	/* held for a sleeping CPU: not a write now */
 		if (held && !err && !g->pend[e->cpu]) {
@@ -164,7 +133,7 @@ int on_decision(void *ctx, void *data, size_t size)
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
 		if (g->pend[e->cpu] && !g->o->no_floor)	/* the CPU's own event */
-			floor_flush(g);
+			apply_flush(g);
 		if (g->o->no_idle)
 			return 0;
 		err = act_set_idle_poll(g->act, e->cpu, e->idle_pick, e->arg0 == 1, &g->cfg);
@@ -181,13 +150,34 @@ int on_decision(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* A CPU's state as the BPF programs keep it: from the mapped array (as a
- * lookup, a copy that may straddle an update), else by a lookup. */
-int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
+/* Re-assert what others rewrote, except on idle CPUs (a write would wake
+ * them: they are re-asserted once they run). */
+void apply_reassert(struct gov *g)
 {
-	if (g->cpu_mm && cpu < (__u32)g->nr_cpus) {
-		memcpy(s, (const char *)g->cpu_mm + cpu * CPU_STATE_STRIDE, sizeof(*s));
-		return 0;
+	struct bpfgov_cpu_state s;
+
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
+		g->idle_now[cpu] = bpfs_cpu_idle(g, cpu, &s);
+	act_reassert_skip(g->act, g->idle_now);
+}
+
+/* After resume or CPU online the drivers rewrote their registers from
+ * their own copies: apply every CPU's current floor and pick again now
+ * (an idle CPU's floor waits until it runs, as always). */
+void apply_all(struct gov *g)
+{
+	struct bpfgov_cpu_state s;
+
+	g->reapplies++;
+	if (act_reapply(g->act) < 0)
+		g->act_errors++;
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		if (bpfs_read_cpu(g, cpu, &s))
+			continue;
+		if (!g->o->no_floor && apply_floor(g, cpu, s.floor) < 0)
+			g->act_errors++;
+		if (!g->o->no_idle && s.idle_pick != BPFGOV_NO_STATE &&
+		    act_set_idle_poll(g->act, cpu, s.idle_pick, s.poll_ok == 1, &g->cfg))
+			g->act_errors++;
 	}
-	return bpf_map_lookup_elem(g->cpu_fd, &cpu, s) ? -errno : 0;
 }

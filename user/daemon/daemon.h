@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The `start` daemon's state and the calls between its parts. User space
- * only, internal to the daemon:
- *   start.c        set-up, the loop, clean-up (do_start)
- *   start_opts.c   options, their usage and the configuration they build
- *   daemon_bpf.c   pins, the stale journal, BPF load, maps, unload
- *   apply.c        the application of a decision (floor, idle pick)
- *   latency.c      decision-to-write latency statistics
- *   publish.c      status document, summary line, metrics server
- *   watch.c        resume, hotplug and power-profiles-daemon
- *   loop.c         the event loop and its once-a-second work
+ * only, internal to the daemon. start.c is the hub: it sets up and tears
+ * down the parts below, and the loop (loop.c) calls them; a part calls no
+ * part beside it, only what lies under it (a decision's latency, the
+ * configuration it is given). One prefix per part:
+ *   start.c        start_   set-up and clean-up (do_start)
+ *   start_opts.c   start_   options, their usage and the configuration
+ *   loop.c         loop_    the event loop and its once-a-second work
+ *   daemon_bpf.c   bpfs_    the BPF side: load, maps, unload, and the
+ *                           mode's calls through struct bpfs_ops
+ *   bpfs_trace.c   bpfs_    tracepoint mode's bpfs_ops
+ *   bpfs_scx.c     bpfs_    sched_ext mode's bpfs_ops
+ *   apply.c        apply_   the application of a decision (floor, idle pick)
+ *   watch.c        watch_   resume, hotplug and power-profiles-daemon
+ *   publish.c               status document, summary line, metrics server
+ *   latency.c      lat_     decision-to-write latency statistics
  */
 #ifndef __BPFGOV_DAEMON_H
 #define __BPFGOV_DAEMON_H
@@ -18,17 +24,22 @@
 #error "user/daemon/daemon.h is for user space only"
 #endif
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
+#include <bpf/bpf.h>
 #include "bpfgov.h"
 #include "config.h"
 
 struct journal;
-struct bpfgov_trace;
-struct scx_ctx;
 struct bpf_object;
+struct bpf_object_open_opts;
+struct bpfs_ops;
+struct timer_learner;
 struct ring_buffer;
 struct actuator;
 struct met_shared;
@@ -57,15 +68,15 @@ struct gov {
 	enum bpfgov_mode mode;
 	int lock_fd;
 	bool pins_made;
-	struct bpfgov_trace *trace;
-	struct scx_ctx *scx;
+	const struct bpfs_ops *bops;	/* the mode's BPF side (daemon_bpf.c) */
+	void *bmode;			/* ... its object, NULL when unloaded */
 	struct bpf_object *obj;
 	struct ring_buffer *rb;
 	int rb_epfd;			/* the ring buffer's epoll instance */
 	struct actuator *act;
 	char *plat_json;		/* the probe's facts for status, rendered once */
 	char plat_line[512];
-	int cpu_fd, ctl_fd;
+	int cpu_fd, ctl_fd, tun_fd;	/* cpu_state, control, tunables */
 	/* cpu_state mapped (BPF_F_MMAPABLE): read without a system call */
 	const void *cpu_mm;
 	size_t cpu_mm_len;
@@ -95,7 +106,7 @@ struct gov {
 	__u64 held_wake_2ms;		/* ... by its record, within 2 ms of it */
 	__u64 held_wake_ns_max;		/* ... the longest time from the record */
 	__u64 deferred;			/* floor changes held for an idle CPU */
-	/* resume and hotplug (platform_watch) */
+	/* resume and hotplug (watch_platform) */
 	char online[256];		/* devices/system/cpu/online, last seen */
 	int online_fd;			/* ... kept open: one pread per check */
 	__s64 boot_off_ns;		/* CLOCK_BOOTTIME - CLOCK_MONOTONIC */
@@ -115,31 +126,102 @@ struct gov {
  * ring (libbpf numbers its rings from 0) by its tag. */
 #define STATUS_REQ_TAG	UINT64_MAX
 
-/* Set by SIGINT/SIGTERM (start.c's handler; loop.c): the loop ends,
- * clean-up restores. */
-extern volatile sig_atomic_t gov_exiting;
+/* Set by SIGINT/SIGTERM (start.c's handler): the loop ends, clean-up
+ * restores. */
+extern volatile sig_atomic_t loop_exiting;
 
-/* start_opts.c */
-int build_config(struct gov *g, const char *profile);
+/* --- start_opts.c --- */
+/* Tunables: defaults and the machine's idle-state table, then profile,
+ * config file and --set. @profile: power-profiles-daemon's, mapped
+ * (origin "ppd"), or NULL. */
+int start_config(struct gov *g, const char *profile);
 
-/* daemon_bpf.c */
-int restore_stale_journal(struct gov *g);
-int map_fd(struct gov *g, const char *name);
-void unload_bpf(struct gov *g);
-int load_bpf(struct gov *g);
+/* --- daemon_bpf.c: the BPF side --- */
+/*
+ * A mode's BPF object, behind one table as the actuator's floor backends
+ * are (act_backend.h): daemon_bpf.c loads, initialises and unloads it
+ * through these calls, the loop drives it through the bpfs_* calls below.
+ */
+struct bpfs_ops {
+	const char *name;
+	/* Open the object into g->bmode and g->obj (not loaded); -errno
+	 * after one pr_warn line. */
+	int (*open)(struct gov *g, const struct bpf_object_open_opts *oo);
+	int (*load)(struct gov *g);
+	int (*attach)(struct gov *g);
+	/* Detach (if attached) and free g->bmode. */
+	void (*close)(struct gov *g);
+	/* After attach: what the mode adds to the "attached" line. */
+	void (*say)(struct gov *g);
+	/* Wake-up cost stamps on or off. */
+	void (*wake_sample)(struct gov *g, bool on);
+	/* The next-timer learner; -ENOENT where the object has none. */
+	int (*timer_learner)(struct gov *g, struct timer_learner *t);
+	/* NULL where the kernel cannot stop the mode on its own: see
+	 * bpfs_ended(). */
+	int (*ended)(struct gov *g, char *why, size_t n);
+	/* Test build only: raise a BPF-side error (NULL: none). */
+	int (*test_error)(struct gov *g);
+};
 
-/* latency.c */
+extern const struct bpfs_ops bpfs_trace_ops;	/* bpfs_trace.c */
+extern const struct bpfs_ops bpfs_scx_ops;	/* bpfs_scx.c */
+
+/* Open, load, initialise the maps, attach and open the events ring, whose
+ * records go to @on_event (ctx: @g), as g->mode says; -errno after one
+ * pr_warn line. A reload after an ejection keeps what `set` changed. */
+int bpfs_load(struct gov *g, int (*on_event)(void *ctx, void *data, size_t size));
+/* Unpin, detach, free; again is harmless. */
+void bpfs_unload(struct gov *g);
+/* A map of the loaded object by its pin name, -ENOENT if none. */
+int bpfs_map_fd(const struct gov *g, const char *name);
+/* Wake-up cost samples on or off. */
+void bpfs_wake_sample(struct gov *g, bool on);
+/* Attach the next-timer learner while an online CPU has not learned its
+ * timer base, detach it once all have. */
+void bpfs_timer_learning(struct gov *g);
+/* Did the kernel stop the BPF side? 0 while it runs, BPFS_UNREGISTERED or
+ * BPFS_EJECTED (an error) with the kernel's reason in @why. */
+#define BPFS_UNREGISTERED	1
+#define BPFS_EJECTED		2
+int bpfs_ended(struct gov *g, char *why, size_t n);
+/* Test build only: raise a BPF-side error; -EOPNOTSUPP in a mode without. */
+int bpfs_test_error(struct gov *g);
+
+/* A CPU's state as the BPF programs keep it: from the mapped array (as a
+ * lookup, a copy that may straddle an update), else by a lookup. */
+static inline int bpfs_read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
+{
+	if (g->cpu_mm && cpu < (__u32)g->nr_cpus) {
+		memcpy(s, (const char *)g->cpu_mm + cpu * CPU_STATE_STRIDE, sizeof(*s));
+		return 0;
+	}
+	return bpf_map_lookup_elem(g->cpu_fd, &cpu, s) ? -errno : 0;
+}
+
+/* Idle now (cpu_state): no task runs and an idle period is open. */
+static inline bool bpfs_cpu_idle(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s)
+{
+	return !bpfs_read_cpu(g, cpu, s) && !s->busy && s->idle_since_ns;
+}
+
+/* --- latency.c --- */
 void lat_add(struct gov *g, __u64 ts, __u32 cpu);
 void lat_pcts(const struct gov *g, struct lat_ring *r, double *p50, double *p99);
 
-/* apply.c */
-int on_decision(void *ctx, void *data, size_t size);
-bool cpu_idle(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s);
-int floor_apply(struct gov *g, __u32 cpu, __u32 floor);
-void floor_flush(struct gov *g);
-int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s);
+/* --- apply.c --- */
+/* A decision record from the events ring (ring_buffer_sample_fn). */
+int apply_event(void *ctx, void *data, size_t size);
+/* A floor, now or held until the CPU runs: 1 held, 0 applied, -errno. */
+int apply_floor(struct gov *g, __u32 cpu, __u32 floor);
+/* Held floors of CPUs that run again. */
+void apply_flush(struct gov *g);
+/* Re-assert what others rewrote, except on idle CPUs. */
+void apply_reassert(struct gov *g);
+/* Every CPU's floor and pick again (after resume or hotplug). */
+void apply_all(struct gov *g);
 
-/* publish.c */
+/* --- publish.c --- */
 void render_platform(struct gov *g);
 int write_json_file(struct gov *g, const char *path);
 void publish_status(struct gov *g, bool force);
@@ -149,15 +231,20 @@ void status_req_close(struct gov *g);
 void status_req_watch(struct gov *g);
 int start_metrics(struct gov *g);
 
-/* watch.c */
-int open_ppd(struct gov *g);
-void follow_ppd(struct gov *g);
-__s64 boot_offset_ns(void);
-void read_online(struct gov *g, char *buf, size_t n);
-void platform_watch(struct gov *g, __u64 now);
-bool cpu_is_online(int cpu);
+/* --- watch.c --- */
+/* --follow-ppd: connect and take PPD's profile before anything loads. */
+int watch_ppd_open(struct gov *g);
+/* PPD switched profile: the tunables rebuilt and written (g->tun_fd). */
+void watch_ppd(struct gov *g);
+/* The online mask and the boot offset, as the watch starts from them. */
+void watch_init(struct gov *g);
+/* Resume or hotplug since the last call: how many times everything is to
+ * be applied again (0: nothing changed). */
+int watch_platform(struct gov *g, __u64 now);
 
-/* loop.c */
-int run_loop(struct gov *g, __u64 t0, __u64 deadline);
+/* --- loop.c --- */
+/* Returns 0 on a requested stop, 1 when the BPF side was ejected (an
+ * error), -errno on a failure. */
+int loop_run(struct gov *g, __u64 t0, __u64 deadline);
 
 #endif

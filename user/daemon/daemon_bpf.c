@@ -1,43 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The daemon's BPF side: pins secured, a dead instance's journal restored, the object
- * prepared, loaded, its maps initialised and pinned; unloaded in reverse.
+ * The daemon's BPF side: the mode's object (struct bpfs_ops: bpfs_trace.c,
+ * bpfs_scx.c) opened, its maps prepared, loaded, initialised and pinned,
+ * attached; unloaded in reverse. The loop drives it through bpfs_*.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfgov.h"
 #include "bpfgov_policy.h"
-#include "bpfgov_tunables.h"
-#include "bpfgov_trace.skel.h"
 #include "actuate.h"
-#include "cli.h"
 #include "common.h"
 #include "config.h"
-#include "gov.h"
-#include "journal.h"
-#include "kfeat.h"
 #include "log.h"
-#include "metrics.h"
-#include "platform.h"
 #include "scx.h"
-#include "tunables.h"
 #include "util.h"
 #include "daemon.h"
+
+/* The modes, by enum bpfgov_mode. */
+static const struct bpfs_ops *const bpfs_modes[] = {
+	[BPFGOV_MODE_TRACE] = &bpfs_trace_ops,
+	[BPFGOV_MODE_SCX] = &bpfs_scx_ops,
+};
 
 /* Pinned maps are root's alone: 0600 (the pin root is 0700). */
 static int secure_pins(struct gov *g)
@@ -52,33 +42,6 @@ static int secure_pins(struct gov *g)
 		if (chmod(path, 0600) && errno != ENOENT)
 			return -errno;
 	}
-	return 0;
-}
-
-/* A journal without a live owner (we hold the lock): a dead instance's
- * originals. Put them back before anything else. */
-int restore_stale_journal(struct gov *g)
-{
-	struct journal_result res;
-	int err;
-
-	if (!journal_exists(gov_run_dir()))
-		return 0;
-	if (g->o->dry_run) {
-		pr_warn("a dead instance left changes (journal in %s); 'govloader restore' puts them back\n",
-			gov_run_dir());
-		return 0;
-	}
-	err = journal_restore(gov_run_dir(), g->o->msr_root, g->o->sysfs_root, &res);
-	if (err == -ENOENT)
-		return 0;
-	if (err) {
-		pr_warn("start refused: the journal %s/%s of a dead instance cannot be restored whole; 'govloader restore' says why, 'govloader restore --discard' drops it once you have checked its knobs\n",
-			gov_run_dir(), GOV_JOURNAL_FILE);
-		return err;
-	}
-	pr_warn("restored %d register(s)/file(s) left changed by a dead instance (pid %d) from its journal (%d already in place, %d of CPUs offline or gone: counted as restored)\n",
-		res.restored, res.pid, res.in_place, res.offline);
 	return 0;
 }
 
@@ -105,7 +68,7 @@ static int prepare_obj(struct gov *g)
 	return bpf_map__set_max_entries(m, g->nr_cpus);
 }
 
-int map_fd(struct gov *g, const char *name)
+int bpfs_map_fd(const struct gov *g, const char *name)
 {
 	struct bpf_map *m = gov_obj_map(g->obj, name);
 
@@ -155,14 +118,14 @@ static int init_maps(struct gov *g)
 	struct bpfgov_cpu_state s;
 	__u32 zero = 0, cpu;
 	char msg[512];
-	int cfg_fd, err;
+	int err;
 
-	cfg_fd = map_fd(g, "tunables");
-	g->ctl_fd = map_fd(g, "control");
-	g->cpu_fd = map_fd(g, "cpu_state");
-	if (cfg_fd < 0 || g->ctl_fd < 0 || g->cpu_fd < 0)
+	g->tun_fd = bpfs_map_fd(g, "tunables");
+	g->ctl_fd = bpfs_map_fd(g, "control");
+	g->cpu_fd = bpfs_map_fd(g, "cpu_state");
+	if (g->tun_fd < 0 || g->ctl_fd < 0 || g->cpu_fd < 0)
 		return -ENOENT;
-	err = cfg_tunables_write(gov_run_dir(), cfg_fd, &g->gc, &w, msg, sizeof(msg));
+	err = cfg_tunables_write(gov_run_dir(), g->tun_fd, &g->gc, &w, msg, sizeof(msg));
 	if (err) {
 		pr_warn("%s\n", msg);
 		return err;
@@ -193,7 +156,7 @@ static int init_maps(struct gov *g)
 	return 0;
 }
 
-void unload_bpf(struct gov *g)
+void bpfs_unload(struct gov *g)
 {
 	if (g->cpu_mm)
 		munmap((void *)g->cpu_mm, g->cpu_mm_len);
@@ -204,56 +167,28 @@ void unload_bpf(struct gov *g)
 	 * (the pin root itself stays until the end). */
 	if (g->obj)
 		bpf_object__unpin_maps(g->obj, NULL);
-	if (g->scx) {
-		scx_detach(g->scx);
-		scx_close(g->scx);
-		g->scx = NULL;
-	}
-	if (g->trace) {
-		bpfgov_trace__destroy(g->trace);
-		g->trace = NULL;
-	}
+	if (g->bmode)
+		g->bops->close(g);
+	g->bmode = NULL;
 	g->obj = NULL;
 }
 
-int load_bpf(struct gov *g)
+int bpfs_load(struct gov *g, int (*on_event)(void *ctx, void *data, size_t size))
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = g->o->btf_path,
 		    .pin_root_path = g->o->pin_root);
 	int err;
 
-	if (g->mode == BPFGOV_MODE_SCX) {
-		struct scx_opts so = { .partial = g->o->scx_partial, .nr_cpus = g->nr_cpus,
-				       .nr_states = g->cfg.nr_states,
-				       .pin_root = g->o->pin_root, .btf_path = g->o->btf_path,
-				       .topo_root = g->o->sysfs_root,
-				       .idle_states = g->cfg.nr_states && !g->cfg.idle_state_fixed };
-
-		g->scx = scx_open(&so);
-		if (!g->scx) {
-			err = -errno;
-			pr_warn("cannot open the sched_ext scheduler: %s\n", strerror(-err));
-			return err;
-		}
-		g->obj = scx_obj(g->scx);
-	} else {
-		g->trace = bpfgov_trace__open_opts(&oo);
-		if (!g->trace) {
-			err = -errno;
-			pr_warn("cannot open the BPF object: %s\n", strerror(-err));
-			return err;
-		}
-		g->trace->rodata->nr_cpus = g->nr_cpus;
-		/* the idle table's length, a constant the verifier then knows */
-		g->trace->rodata->pol_nr_states_ro = g->cfg.nr_states;
-		g->obj = g->trace->obj;
-	}
+	g->bops = bpfs_modes[g->mode];
+	err = g->bops->open(g, &oo);
+	if (err)
+		return err;
 	err = prepare_obj(g);
 	if (err) {
 		pr_warn("cannot prepare maps: %s\n", strerror(-err));
 		return err;
 	}
-	err = g->scx ? scx_load(g->scx) : bpfgov_trace__load(g->trace);
+	err = g->bops->load(g);
 	if (err) {
 		pr_warn("cannot load the BPF programs into the kernel: %s (run with -v for the verifier log)\n",
 			strerror(-err));
@@ -270,25 +205,80 @@ int load_bpf(struct gov *g)
 		pr_warn("cannot initialise maps: %s\n", strerror(-err));
 		return err;
 	}
-	err = g->scx ? scx_attach(g->scx) : bpfgov_trace__attach(g->trace);
+	err = g->bops->attach(g);
 	if (err) {
 		pr_warn("cannot attach the BPF programs: %s\n", strerror(-err));
 		return err;
 	}
-	g->rb = ring_buffer__new(map_fd(g, "events"), on_decision, g, NULL);
+	g->rb = ring_buffer__new(bpfs_map_fd(g, "events"), on_event, g, NULL);
 	if (!g->rb) {
 		err = -errno;
 		pr_warn("cannot open the events ring buffer: %s\n", strerror(-err));
 		return err;
 	}
 	g->rb_epfd = ring_buffer__epoll_fd(g->rb);
-	status_req_watch(g);
 	pr_info("%s mode attached on %d CPUs; maps pinned under %s\n", mode_name(g->mode),
 		g->nr_cpus, g->o->pin_root);
-	if (g->scx)
-		pr_info("scheduler: one run queue per last-level cache, %u\n", scx_nr_llcs(g->scx));
+	if (g->bops->say)
+		g->bops->say(g);
 	if (!g->o->no_idle && !act_idle_available(g->act))
 		pr_warn("no per-CPU PM QoS files under %s: idle picks are not applied\n",
 			g->o->sysfs_root);
 	return 0;
+}
+
+void bpfs_wake_sample(struct gov *g, bool on)
+{
+	g->bops->wake_sample(g, on);
+}
+
+/*
+ * Next-timer learning. The hrtimer_expire_entry program only has to see
+ * one expiry per CPU to learn where its hrtimer_cpu_base is; after that it
+ * would still run on every hrtimer expiry for nothing. So it is detached
+ * once every online CPU has learned, and attached again while an online
+ * CPU (one brought up later) has not.
+ */
+static bool cpu_is_online(int cpu)
+{
+	char path[64], buf[8];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	/* No file: a CPU that cannot be offlined (CPU0 usually). */
+	return read_line(path, buf, sizeof(buf)) || strcmp(buf, "0");
+}
+
+void bpfs_timer_learning(struct gov *g)
+{
+	struct timer_learner t;
+	bool need = false;
+	int cpu;
+
+	if (g->bops->timer_learner(g, &t))
+		return;
+	for (cpu = 0; cpu < g->nr_cpus && cpu < BPFGOV_MAX_CPUS; cpu++) {
+		if (!t.bases[cpu] && cpu_is_online(cpu)) {
+			need = true;
+			break;
+		}
+	}
+	if (need && !*t.link) {
+		*t.link = bpf_program__attach(t.prog);
+		if (!*t.link)
+			pr_debug("cannot attach hrtimer_expire_entry: %s\n", strerror(errno));
+	} else if (!need && *t.link) {
+		bpf_link__destroy(*t.link);
+		*t.link = NULL;
+		pr_debug("next timer learned on every online CPU: hrtimer_expire_entry detached\n");
+	}
+}
+
+int bpfs_ended(struct gov *g, char *why, size_t n)
+{
+	return g->bops->ended ? g->bops->ended(g, why, n) : 0;
+}
+
+int bpfs_test_error(struct gov *g)
+{
+	return g->bops->test_error ? g->bops->test_error(g) : -EOPNOTSUPP;
 }

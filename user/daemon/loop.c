@@ -5,43 +5,21 @@
  * else rewrote, samples wake-ups and learns the timer base.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfgov.h"
-#include "bpfgov_policy.h"
-#include "bpfgov_tunables.h"
-#include "bpfgov_trace.skel.h"
-#include "actuate.h"
-#include "cli.h"
-#include "common.h"
-#include "config.h"
-#include "gov.h"
 #include "journal.h"
-#include "kfeat.h"
 #include "log.h"
 #include "metrics.h"
-#include "platform.h"
-#include "scx.h"
-#include "tunables.h"
 #include "util.h"
 #include "daemon.h"
 
 /* Set by start's SIGINT/SIGTERM handler: the loop ends, clean-up restores. */
-volatile sig_atomic_t gov_exiting;
+volatile sig_atomic_t loop_exiting;
 
 /*
  * Wake-up cost samples. sched_waking runs on every wake-up in the system,
@@ -54,7 +32,8 @@ volatile sig_atomic_t gov_exiting;
  * detach calls (each patches the tracepoint's call sites in kernel text).
  * sched_ext mode takes its stamps in select_cpu/enqueue, which run anyway:
  * there a flag in the scheduler's mapped data turns the stamp (a clock
- * read per wake-up of a sleeping CPU) on for the same seconds.
+ * read per wake-up of a sleeping CPU) on for the same seconds
+ * (bpfs_wake_sample()).
  */
 #define WAKE_SAMPLE_ON		4
 #define WAKE_SAMPLE_PERIOD	16
@@ -75,71 +54,6 @@ static void set_rt(const struct gov *g)
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp))
 		pr_debug("cannot run at SCHED_FIFO 1 (%s); actuation may wait behind busy tasks\n",
 			 strerror(errno));
-}
-
-static void wake_sampling(struct gov *g, unsigned long sec)
-{
-	struct bpf_link **l;
-	bool want = sec % WAKE_SAMPLE_PERIOD < WAKE_SAMPLE_ON;
-
-	if (g->scx) {
-		scx_wake_sample(g->scx, want);
-		return;
-	}
-	if (!g->trace)
-		return;
-	l = &g->trace->links.bpfgov_waking;
-	if (want && !*l) {
-		*l = bpf_program__attach(g->trace->progs.bpfgov_waking);
-		if (!*l)
-			pr_debug("cannot attach sched_waking: %s\n", strerror(errno));
-	} else if (!want && *l) {
-		bpf_link__destroy(*l);
-		*l = NULL;
-	}
-}
-
-/* Re-assert what others rewrote, except on idle CPUs (a write would wake
- * them: they are re-asserted once they run). */
-static void reassert(struct gov *g)
-{
-	struct bpfgov_cpu_state s;
-
-	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
-		g->idle_now[cpu] = cpu_idle(g, cpu, &s);
-	act_reassert_skip(g->act, g->idle_now);
-}
-
-/* Attach the next-timer learner while some online CPU has not learned its
- * timer base, detach it once all have (each mode's object has one). */
-static void timer_learning(struct gov *g)
-{
-	struct timer_learner t;
-	bool need = false;
-	int cpu;
-
-	if (g->trace && g->trace->bss) {
-		t.prog = g->trace->progs.bpfgov_timer_base;
-		t.link = &g->trace->links.bpfgov_timer_base;
-		t.bases = (const unsigned long long *)g->trace->bss->timer_base;
-	} else if (!g->scx || scx_timer_learner(g->scx, &t)) {
-		return;
-	}
-	for (cpu = 0; cpu < g->nr_cpus && cpu < BPFGOV_MAX_CPUS; cpu++) {
-		if (!t.bases[cpu] && cpu_is_online(cpu)) {
-			need = true;
-			break;
-		}
-	}
-	if (need && !*t.link) {
-		*t.link = bpf_program__attach(t.prog);
-		if (!*t.link)
-			pr_debug("cannot attach hrtimer_expire_entry: %s\n", strerror(errno));
-	} else if (!need && *t.link) {
-		bpf_link__destroy(*t.link);
-		*t.link = NULL;
-		pr_debug("next timer learned on every online CPU: hrtimer_expire_entry detached\n");
-	}
 }
 
 /* Sleep until the ring buffer has a record that wakes us, a reader asks
@@ -169,19 +83,20 @@ static int wait_decisions(struct gov *g, int timeout_ms)
 
 /* Returns 0 on a requested stop, 1 when the scx scheduler was ejected,
  * -errno on a failure. */
-int run_loop(struct gov *g, __u64 t0, __u64 deadline)
+int loop_run(struct gov *g, __u64 t0, __u64 deadline)
 {
 	__u64 now = mono_ns(), next = now + 1000000000ull, last_dec = g->decisions, err_at = 0;
 	unsigned long sec = 0;
-	struct scx_exit ex;
 	char buf[1200];
-	int err;
+	int err, n;
 
-	if (g->scx && g->o->test_scx_error_after > 0)
+#ifdef GOV_TEST_HOOKS
+	if (g->bops->test_error && g->o->test_scx_error_after > 0)
 		err_at = now + (__u64)(g->o->test_scx_error_after * 1e9);
+#endif
 	publish_status(g, false);
 	set_rt(g);
-	while (!gov_exiting) {
+	while (!loop_exiting) {
 		/* Sleep until a decision to apply, the next summary, the
 		 * deadline or a signal: nothing polls faster than that. The
 		 * clock is read once per wake-up (the end of the wait), for
@@ -202,10 +117,10 @@ int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			pr_warn("ring buffer poll failed: %s\n", strerror(-err));
 			return err;
 		}
-		if (g->scx && scx_exited(g->scx, &ex)) {
+		n = bpfs_ended(g, buf, sizeof(buf));
+		if (n) {
 			ring_buffer__consume(g->rb);
-			scx_format_exit(&ex, buf, sizeof(buf));
-			if (scx_exit_is_error(&ex)) {
+			if (n == BPFS_EJECTED) {
 				pr_warn("the kernel stopped the scheduler: %s\n", buf);
 				return 1;
 			}
@@ -213,13 +128,19 @@ int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			return 0;
 		}
 		if (g->ppd)
-			follow_ppd(g);
+			watch_ppd(g);
+#ifdef GOV_TEST_HOOKS
 		if (err_at && now >= err_at) {
 			err_at = 0;
 			pr_info("test: triggering a BPF-side error\n");
-			scx_trigger_test_error(g->scx);
+			bpfs_test_error(g);
 		}
-		platform_watch(g, now);
+#endif
+		if (!g->o->no_floor)
+			apply_flush(g);
+		/* resume and hotplug: the drivers rewrote their registers */
+		for (n = watch_platform(g, now); n > 0; n--)
+			apply_all(g);
 		if (g->status_req) {
 			/* with every record up to the request: consumed above */
 			g->status_req = false;
@@ -231,7 +152,7 @@ int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			print_summary(g, (mono_ns() - t0) / 1e9, g->decisions - last_dec);
 			last_dec = g->decisions;
 			if (!g->o->dry_run)
-				reassert(g);
+				apply_reassert(g);
 			if (journal_error(g->jnl)) {
 				pr_warn("cannot keep the state journal (%s): stopping, nothing is written without its original on disk\n",
 					strerror(-journal_error(g->jnl)));
@@ -240,8 +161,9 @@ int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			if (g->req_fd < 0)
 				publish_status(g, false);
 			met_update_actuator(g->met, g->act);
-			wake_sampling(g, ++sec);
-			timer_learning(g);
+			++sec;
+			bpfs_wake_sample(g, sec % WAKE_SAMPLE_PERIOD < WAKE_SAMPLE_ON);
+			bpfs_timer_learning(g);
 			next += 1000000000ull;
 			now = mono_ns();
 		}

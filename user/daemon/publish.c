@@ -227,7 +227,7 @@ void print_summary(struct gov *g, double t, __u64 dec_delta)
 
 	printf("[%6.1fs] %s", t, mode_name(g->mode));
 	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
-		if (read_cpu(g, cpu, &s))
+		if (bpfs_read_cpu(g, cpu, &s))
 			continue;
 		drops += s.rb_drops;
 		if (cpu < 8)

@@ -4,36 +4,27 @@
  *
  * Order of set-up (undone in reverse by one cleanup path): lock, pin root,
  * actuator, the journaled originals of every knob a decision may write
- * (one flush, so that no decision waits for the disk), BPF load with maps pinned by name, map initialisation, attach, ring buffer.
- * Decisions arrive on `events` and are applied at once; once a second the
- * loader prints a summary and re-asserts registers someone else rewrote.
- * Its actuator state for `status` is published when `status` asks.
+ * (one flush, so that no decision waits for the disk), BPF load with maps
+ * pinned by name, map initialisation, attach, ring buffer. Decisions
+ * arrive on `events` and are applied at once; once a second the loader
+ * prints a summary and re-asserts registers someone else rewrote. Its
+ * actuator state for `status` is published when `status` asks.
  *
- * This file is the daemon's outline: set-up, the loop, clean-up. Its parts
- * live beside it (user/daemon.h names them).
+ * This file is the daemon's hub: it sets up and tears down the parts that
+ * live beside it (user/daemon.h names them), and hands them to the loop
+ * (loop.c), which calls them.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfgov.h"
-#include "bpfgov_policy.h"
-#include "bpfgov_tunables.h"
 #include "actuate.h"
-#include "cli.h"
 #include "common.h"
 #include "config.h"
 #include "gov.h"
@@ -41,10 +32,9 @@
 #include "kfeat.h"
 #include "log.h"
 #include "metrics.h"
-#include "ppd.h"
 #include "platform.h"
+#include "ppd.h"
 #include "scx.h"
-#include "tunables.h"
 #include "util.h"
 #include "daemon.h"
 #include "govloader_cmds.h"
@@ -64,7 +54,34 @@
 static void on_signal(int sig)
 {
 	(void)sig;
-	gov_exiting = 1;
+	loop_exiting = 1;
+}
+
+/* A journal without a live owner (we hold the lock): a dead instance's
+ * originals. Put them back before anything else. */
+static int restore_stale_journal(struct gov *g)
+{
+	struct journal_result res;
+	int err;
+
+	if (!journal_exists(gov_run_dir()))
+		return 0;
+	if (g->o->dry_run) {
+		pr_warn("a dead instance left changes (journal in %s); 'govloader restore' puts them back\n",
+			gov_run_dir());
+		return 0;
+	}
+	err = journal_restore(gov_run_dir(), g->o->msr_root, g->o->sysfs_root, &res);
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		pr_warn("start refused: the journal %s/%s of a dead instance cannot be restored whole; 'govloader restore' says why, 'govloader restore --discard' drops it once you have checked its knobs\n",
+			gov_run_dir(), GOV_JOURNAL_FILE);
+		return err;
+	}
+	pr_warn("restored %d register(s)/file(s) left changed by a dead instance (pid %d) from its journal (%d already in place, %d of CPUs offline or gone: counted as restored)\n",
+		res.restored, res.pid, res.in_place, res.offline);
+	return 0;
 }
 
 /* One line: which floor backend and why; once, what its writes cost. */
@@ -89,7 +106,7 @@ static void say_backend(const struct gov *g)
 static int start_main(struct start_opts *o)
 {
 	struct act_opts ao = {};
-	struct gov g = { .o = o, .lock_fd = -1, .cpu_fd = -1, .ctl_fd = -1, .online_fd = -1,
+	struct gov g = { .o = o, .lock_fd = -1, .cpu_fd = -1, .ctl_fd = -1, .tun_fd = -1, .online_fd = -1,
 			 .req_fd = -1, .pid = getpid() };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char path[PATH_MAX];
@@ -123,9 +140,9 @@ static int start_main(struct start_opts *o)
 	}
 	if (g.mode == BPFGOV_MODE_TRACE && kfeat_check_trace(o->btf_path))
 		return 1;
-	if (build_config(&g, NULL))
+	if (start_config(&g, NULL))
 		return EXIT_USAGE;
-	if (g.gc.follow_ppd && open_ppd(&g))
+	if (g.gc.follow_ppd && watch_ppd_open(&g))
 		return 1;
 
 	if (run_dir_secure(gov_run_dir()))
@@ -204,8 +221,7 @@ static int start_main(struct start_opts *o)
 	}
 	if (ao.epp && act_apply_epp(g.act) < 0)
 		goto cleanup;
-	read_online(&g, g.online, sizeof(g.online));
-	g.boot_off_ns = boot_offset_ns();
+	watch_init(&g);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -223,17 +239,18 @@ static int start_main(struct start_opts *o)
 	if (o->duration > 0)
 		deadline = t0 + (__u64)(o->duration * 1e9);
 	for (;;) {
-		err = load_bpf(&g);
+		err = bpfs_load(&g, apply_event);
 		if (err)
 			goto cleanup;
+		status_req_watch(&g);
 		if (!g.scx_restarts)
 			say_backend(&g);	/* once, when everything is up */
-		err = run_loop(&g, t0, deadline);
-		unload_bpf(&g);
+		err = loop_run(&g, t0, deadline);
+		bpfs_unload(&g);
 		if (err < 0)
 			goto cleanup;
 		if (err == 1) {
-			if (o->restart && !gov_exiting && g.scx_restarts < 5) {
+			if (o->restart && !loop_exiting && g.scx_restarts < 5) {
 				g.scx_restarts++;
 				pr_warn("restarting the scheduler (%d/5)\n", g.scx_restarts);
 				continue;
@@ -246,7 +263,7 @@ static int start_main(struct start_opts *o)
 cleanup:
 	ppd_close(g.ppd);
 	met_server_stop(g.met_srv);
-	unload_bpf(&g);
+	bpfs_unload(&g);
 	if (g.pins_made)
 		pins_remove(o->pin_root);
 	if (g.act) {

@@ -3,38 +3,18 @@
  * `govloader start`: its options, their usage text and the configuration they build.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "bpfgov.h"
-#include "bpfgov_policy.h"
 #include "bpfgov_tunables.h"
 #include "actuate.h"
 #include "cli.h"
 #include "common.h"
 #include "config.h"
-#include "gov.h"
-#include "journal.h"
-#include "kfeat.h"
 #include "log.h"
 #include "metrics.h"
-#include "platform.h"
-#include "scx.h"
-#include "tunables.h"
-#include "util.h"
 #include "daemon.h"
 
 enum {
@@ -101,7 +81,10 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "restart", no_argument, NULL, OPT_RESTART },
 		{ "metrics-listen", required_argument, NULL, OPT_METRICS },
 		{ "follow-ppd", no_argument, NULL, OPT_PPD },
+#ifdef GOV_TEST_HOOKS
+		/* the test build's (govloader-test), never the shipped one's */
 		{ "test-scx-error-after", required_argument, NULL, OPT_TEST_ERR },
+#endif
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -200,11 +183,13 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 			o->metrics_listen = optarg;
 			break;
 		}
+#ifdef GOV_TEST_HOOKS
 		case OPT_TEST_ERR:
 			if (cli_seconds("start", "test-scx-error-after", optarg,
 					&o->test_scx_error_after))
 				return -EINVAL;
 			break;
+#endif
 		case 'h': start_usage(stdout); return 1;
 		default:
 			err = cli_common_opt("start", NULL, c, argv);
@@ -230,7 +215,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 /* Tunables: defaults and the machine's idle-state table, then profile,
  * config file and --set (config.c). @profile: power-profiles-daemon's,
  * mapped (origin "ppd"). */
-int build_config(struct gov *g, const char *profile)
+int start_config(struct gov *g, const char *profile)
 {
 	struct start_opts o = *g->o;
 	struct bpfgov_config base;

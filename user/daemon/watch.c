@@ -1,46 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The platform watch: resume and CPU hotplug (everything re-applied when the
- * platform may have rewritten it), and power-profiles-daemon's profile.
+ * The platform watch: resume and CPU hotplug (the loop re-applies everything
+ * when the platform may have rewritten it), and power-profiles-daemon's
+ * profile (the tunables rebuilt and written).
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "bpfgov.h"
-#include "bpfgov_policy.h"
-#include "bpfgov_tunables.h"
 #include "actuate.h"
-#include "cli.h"
 #include "common.h"
 #include "config.h"
-#include "gov.h"
-#include "journal.h"
-#include "kfeat.h"
 #include "log.h"
 #include "metrics.h"
 #include "ppd.h"
-#include "platform.h"
-#include "scx.h"
-#include "tunables.h"
-#include "util.h"
 #include "daemon.h"
 
 /* --follow-ppd: connect and take PPD's profile before anything loads. */
-int open_ppd(struct gov *g)
+int watch_ppd_open(struct gov *g)
 {
 	char active[PPD_NAME_LEN];
 	const char *prof;
@@ -55,7 +35,7 @@ int open_ppd(struct gov *g)
 		pr_warn("power-profiles-daemon's profile '%s' is unknown; keeping profile %s\n",
 			active, g->gc.profile);
 	if (prof && strcmp(prof, g->gc.profile)) {
-		err = build_config(g, prof);
+		err = start_config(g, prof);
 		if (err)
 			return err;
 		snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
@@ -68,13 +48,13 @@ int open_ppd(struct gov *g)
 /* PPD switched profile: rebuild the tunables with the mapped profile (the
  * config file and --set still win; `govloader set` values stay on the keys
  * the new profile does not set) and hand them to the running programs. */
-void follow_ppd(struct gov *g)
+void watch_ppd(struct gov *g)
 {
 	struct cfg_write w = { .how = CFG_WRITE_KEEP };
 	char active[PPD_NAME_LEN], msg[512];
 	struct gov_config old;
 	const char *prof;
-	int fd;
+	int fd = g->tun_fd;
 
 	if (!ppd_take(g->ppd, active, sizeof(active)))
 		return;
@@ -85,7 +65,7 @@ void follow_ppd(struct gov *g)
 		pr_warn("power-profiles-daemon's profile '%s' is unknown; keeping profile %s\n",
 			active, g->gc.profile);
 	} else if (strcmp(prof, g->gc.profile)) {
-		if (build_config(g, prof)) {
+		if (start_config(g, prof)) {
 			g->gc = old;
 			g->cfg = old.cfg;
 			return;
@@ -93,7 +73,6 @@ void follow_ppd(struct gov *g)
 		w.how = CFG_WRITE_PROFILE;
 	}
 	snprintf(g->gc.ppd_profile, sizeof(g->gc.ppd_profile), "%s", active);
-	fd = map_fd(g, "tunables");
 	if (fd < 0 || cfg_tunables_write(gov_run_dir(), fd, &g->gc, &w, msg, sizeof(msg))) {
 		pr_warn("cannot apply profile %s: %s\n", g->gc.profile,
 			fd < 0 ? "no tunables map" : msg);
@@ -112,7 +91,7 @@ void follow_ppd(struct gov *g)
 		g->act_errors++;
 }
 
-__s64 boot_offset_ns(void)
+static __s64 boot_offset_ns(void)
 {
 	struct timespec b, m;
 
@@ -124,7 +103,7 @@ __s64 boot_offset_ns(void)
 /* The online mask, read through a descriptor kept open (sysfs renders an
  * attribute again for a read at offset 0): one system call per check
  * where opening it each time costs four. Opened again when a read fails. */
-void read_online(struct gov *g, char *buf, size_t n)
+static void read_online(struct gov *g, char *buf, size_t n)
 {
 	char path[PATH_MAX], *nl;
 	ssize_t got = -1;
@@ -152,46 +131,32 @@ void read_online(struct gov *g, char *buf, size_t n)
 		*nl = '\0';
 }
 
-/* After resume or CPU online the drivers rewrote their registers from
- * their own copies: apply every CPU's current floor and pick again now
- * (an idle CPU's floor waits until it runs, as always). */
-static void reapply_all(struct gov *g)
+/* The marks the watch compares against: the online mask and the boot
+ * offset at start. */
+void watch_init(struct gov *g)
 {
-	struct bpfgov_cpu_state s;
-
-	g->reapplies++;
-	if (act_reapply(g->act) < 0)
-		g->act_errors++;
-	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
-		if (read_cpu(g, cpu, &s))
-			continue;
-		if (!g->o->no_floor && floor_apply(g, cpu, s.floor) < 0)
-			g->act_errors++;
-		if (!g->o->no_idle && s.idle_pick != BPFGOV_NO_STATE &&
-		    act_set_idle_poll(g->act, cpu, s.idle_pick, s.poll_ok == 1, &g->cfg))
-			g->act_errors++;
-	}
+	read_online(g, g->online, sizeof(g->online));
+	g->boot_off_ns = boot_offset_ns();
 }
 
 /* Resume (CLOCK_BOOTTIME runs on through suspend, CLOCK_MONOTONIC does
- * not) and CPU hotplug (the online mask) re-apply at once; held floors of
- * CPUs that run again are applied. */
-void platform_watch(struct gov *g, __u64 now)
+ * not) and CPU hotplug (the online mask): each is one re-application of
+ * everything, by the caller (apply_all()). */
+int watch_platform(struct gov *g, __u64 now)
 {
 	char online[sizeof(g->online)];
+	int n = 0;
 	__s64 off;
 
-	if (!g->o->no_floor)
-		floor_flush(g);
 	if (now < g->next_watch_ns)
-		return;
+		return 0;
 	g->next_watch_ns = now + 100000000ull;	/* 10 checks a second */
 	off = boot_offset_ns();
 	if (off - g->boot_off_ns > 500000000ll) {
 		pr_info("resumed from suspend (%.1f s asleep): re-applying floors, idle picks and EPP\n",
 			(off - g->boot_off_ns) / 1e9);
 		g->boot_off_ns = off;
-		reapply_all(g);
+		n++;
 	}
 	read_online(g, online, sizeof(online));
 	/* nothing read (a failed read; a stand-in file caught mid-rewrite)
@@ -200,22 +165,7 @@ void platform_watch(struct gov *g, __u64 now)
 		pr_info("online CPUs changed (%s -> %s): re-applying floors, idle picks and EPP\n",
 			g->online[0] ? g->online : "?", online[0] ? online : "?");
 		snprintf(g->online, sizeof(g->online), "%s", online);
-		reapply_all(g);
+		n++;
 	}
-}
-
-/*
- * Next-timer learning (tracepoint mode). The hrtimer_expire_entry program
- * only has to see one expiry per CPU to learn where its hrtimer_cpu_base
- * is; after that it would still run on every hrtimer expiry for nothing.
- * So it is detached once every online CPU has learned, and attached again
- * while an online CPU (one brought up later) has not.
- */
-bool cpu_is_online(int cpu)
-{
-	char path[64], buf[8];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	/* No file: a CPU that cannot be offlined (CPU0 usually). */
-	return read_line(path, buf, sizeof(buf)) || strcmp(buf, "0");
+	return n;
 }
