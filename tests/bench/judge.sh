@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # The replay section of `make bench`: the linux-pm reports' scenarios (govlab synth)
-# and traces recorded on this machine, replayed for both idle-state tables
-# (--table vm, the table a KVM guest's haltpoll driver claims, and
-# --table truthful), judged on two axes against the hindsight oracle
+# and traces recorded on this machine, replayed for every idle-state table
+# synth knows (--table vm, the table a KVM guest's haltpoll driver claims;
+# --table truthful, the same with halt's real cost; and the tables of real
+# parts from the kernel's drivers: skl, spr, zen, haltpoll), each judged
+# with its own verdicts on two axes against the hindsight oracle
 # (energy above it, % of one CPU; wake-up latency above it, us per idle
 # period), with the goals computed from the replay JSON.
 # Sourced by run.sh after lib.sh and report.sh.
 
-JUDGE_TABLES="vm truthful"
+JUDGE_TABLES="vm truthful skl spr zen haltpoll"
 # Idle columns of the tables, in order; bpfgov's profiles are replayed too.
 JUDGE_KERNEL="menu teo ladder haltpoll"
 
@@ -124,7 +126,7 @@ sec_replay() {
 	case " $JUDGE_KERNEL " in *" $gov "*) ;; *) gov=menu;; esac
 	JUDGE_GOV=$gov
 	judge_synth "$d"
-	note_cmd replay "# every scenario twice: --table vm and --table truthful"
+	note_cmd replay "# every scenario once per table: --table $(echo $JUDGE_TABLES | sed 's/ /, /g')"
 	# not in a subshell: the exit path must know our govloader
 	record_traces "$d" >"$d/recorded.list"
 	while read -r name; do recs+=("$name"); done <"$d/recorded.list"
@@ -417,7 +419,7 @@ doc_replay() {
 		.governor as $gov | .kernel as $K |
 		"Every trace is replayed by `govlab replay --json` through bpfgov'"'"'s policy core, the kernel models and bpfgov as actuated under the idle governor of the machine that ran the bench (`bpfgov@\($gov)`), at bpfgov'"'"'s defaults (balanced) and with `--profile powersave` / `--profile performance`. " +
 		"Each idle period is judged against the hindsight oracle (docs/DESIGN.md, \"The judge\"): **E** = energy above the oracle in % of one CPU (power model: polling 1, halt 0.3, a wake-up costs its latency at full power), **L** = wake-up latency above the oracle in µs per idle period. Lower is better on both; L < 0 buys latency with energy. " +
-		"haltpoll runs with `guest_halt_poll_ns` = \(.haltpoll_ns) (that machine'"'"'s). Synthetic traces use the costs of a KVM guest (halt 100 µs to wake, poll 1 µs); `--table vm` gives the governors the table such a guest claims (halt 1/1 µs), `--table truthful` one that states the real cost. Recorded traces were taken on that machine with `govlab record`; their truthful copy sets the table to the measured costs.",
+		"haltpoll runs with `guest_halt_poll_ns` = \(.haltpoll_ns) (that machine'"'"'s). Synthetic traces use the costs of a KVM guest (halt 100 µs to wake, poll 1 µs); `--table vm` gives the governors the table such a guest claims (halt 1/1 µs), `--table truthful` one that states the real cost. The tables `skl` (intel_idle, Skylake clients: POLL C1 C1E C3 C6 C7s C8 C9 C10), `spr` (intel_idle, Sapphire Rapids: POLL C1 C1E C6), `zen` (acpi_idle on an AMD Zen _CST) and `haltpoll` (cpuidle-haltpoll) are the kernel drivers'"'"' own tables, each wake-up costing the table'"'"'s exit latency (bare metal; `govlab synth --help`). Recorded traces were taken on that machine with `govlab record`; their truthful copy sets the table to the measured costs.",
 		"",
 		"The goals are judged on the as-actuated columns (`bpfgov@\($gov)`, each profile as actuated). The last column, `bpfgov ideal`, enters bpfgov'"'"'s pick itself, capped at each idle entry by the next timer: no live mechanism does that (the pick is a standing constraint), so it is shown for comparison only and judged on nothing.",
 		"",
