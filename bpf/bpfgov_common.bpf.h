@@ -12,7 +12,7 @@
  * so each one wakes the reader at once (actuation latency matters). `tap`
  * mirrors the kinds a tail/record reader asked for in control.tap_kinds;
  * per-event detail there is submitted without a wakeup and the reader is
- * only woken past wakeup_bytes (a wakeup per event costs ~6 us in this VM),
+ * only woken past wakeup_bytes (a wake-up per event costs microseconds of the reader's CPU),
  * and nothing at all is written while nobody listens.
  */
 #ifndef __BPFGOV_COMMON_BPF_H

@@ -180,7 +180,7 @@ doc_overhead() {
 		 ([(.ref_switchstorm // [])[] | select(.name == $a.name)][0]) as $s |
 		 "| `\($a.name)` | \($p.ns_per_call // null | if . == null then "n/a" else floor end) | \($p.calls) | \($s.ns_per_call // null | if . == null then "n/a" else floor end) | \($s.calls) | \($a.ns_per_call // null | if . == null then "n/a" else floor end) |"),
 		"",
-		"Position matters: the first program run at an event pays for the event'"'"'s first touches (in this VM more than an empty run costs). The same ping-pong again with the reference programs attached first, bpfgov behind them:",
+		"Position matters: the first program run at an event pays for the event'"'"'s first touches (on the machine that ran the bench, more than an empty run costs). The same ping-pong again with the reference programs attached first, bpfgov behind them:",
 		"",
 		"| program | ns/call, bpfgov first (above) | ns/call, reference first | calls |", "|---|---|---|---|",
 		(if ((.prog_behind // []) | length) == 0 then "| (not measured) | | | |" else empty end),
