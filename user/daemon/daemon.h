@@ -168,9 +168,11 @@ extern const struct bpfs_ops bpfs_trace_ops;	/* bpfs_trace.c */
 extern const struct bpfs_ops bpfs_scx_ops;	/* bpfs_scx.c */
 
 /* Open, load, initialise the maps, attach and open the events ring, whose
- * records go to @on_event (ctx: @g), as g->mode says; -errno after one
- * pr_warn line. A reload after an ejection keeps what `set` changed. */
-int bpfs_load(struct gov *g, int (*on_event)(void *ctx, void *data, size_t size));
+ * records go to @on_event (ctx: @g), through the mode's @ops (the hub,
+ * start.c, picks them); -errno after one pr_warn line. A reload after an
+ * ejection keeps what `set` changed. */
+int bpfs_load(struct gov *g, const struct bpfs_ops *ops,
+	      int (*on_event)(void *ctx, void *data, size_t size));
 /* Unpin, detach, free; again is harmless. */
 void bpfs_unload(struct gov *g);
 /* A map of the loaded object by its pin name, -ENOENT if none. */

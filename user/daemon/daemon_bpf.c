@@ -23,12 +23,6 @@
 #include "util.h"
 #include "daemon.h"
 
-/* The modes, by enum bpfgov_mode. */
-static const struct bpfs_ops *const bpfs_modes[] = {
-	[BPFGOV_MODE_TRACE] = &bpfs_trace_ops,
-	[BPFGOV_MODE_SCX] = &bpfs_scx_ops,
-};
-
 /* Pinned maps are root's alone: 0600 (the pin root is 0700). */
 static int secure_pins(struct gov *g)
 {
@@ -173,13 +167,14 @@ void bpfs_unload(struct gov *g)
 	g->obj = NULL;
 }
 
-int bpfs_load(struct gov *g, int (*on_event)(void *ctx, void *data, size_t size))
+int bpfs_load(struct gov *g, const struct bpfs_ops *ops,
+	      int (*on_event)(void *ctx, void *data, size_t size))
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = g->o->btf_path,
 		    .pin_root_path = g->o->pin_root);
 	int err;
 
-	g->bops = bpfs_modes[g->mode];
+	g->bops = ops;
 	err = g->bops->open(g, &oo);
 	if (err)
 		return err;

@@ -239,7 +239,8 @@ static int start_main(struct start_opts *o)
 	if (o->duration > 0)
 		deadline = t0 + (__u64)(o->duration * 1e9);
 	for (;;) {
-		err = bpfs_load(&g, apply_event);
+		err = bpfs_load(&g, g.mode == BPFGOV_MODE_SCX ? &bpfs_scx_ops : &bpfs_trace_ops,
+				apply_event);
 		if (err)
 			goto cleanup;
 		status_req_watch(&g);
