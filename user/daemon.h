@@ -6,8 +6,8 @@
  *   start_opts.c   options, their usage and the configuration they build
  *   daemon_bpf.c   pins, the stale journal, BPF load, maps, unload
  *   apply.c        the application of a decision (floor, idle pick)
- *   latency.c      decision-to-write latency statistics
- *   publish.c      status document, summary line, metrics server
+ *   latency.c      decision-to-write latency, into the state map
+ *   publish.c      the state map (loader_state), summary line, metrics server
  *   watch.c        resume, hotplug and power-profiles-daemon
  *   loop.c         the event loop and its once-a-second work
  */
@@ -31,21 +31,8 @@ struct scx_ctx;
 struct bpf_object;
 struct ring_buffer;
 struct actuator;
-struct met_shared;
 struct met_server;
 struct ppd;
-
-/* The most recent decisions' latencies: enough for a p99, small enough to
- * select from once a second without a cost worth measuring. */
-#define LAT_SAMPLES	4096
-
-struct lat_ring {
-	__u64 *ns;
-	__u64 n;
-	__u64 max;
-	__u64 pct_n;		/* n when p50/p99 were last selected */
-	double p50, p99;
-};
 
 struct gov {
 	const struct start_opts *o;
@@ -63,8 +50,6 @@ struct gov {
 	struct ring_buffer *rb;
 	int rb_epfd;			/* the ring buffer's epoll instance */
 	struct actuator *act;
-	char *plat_json;		/* the probe's facts for status, rendered once */
-	char plat_line[512];
 	int cpu_fd, ctl_fd;
 	/* cpu_state mapped (BPF_F_MMAPABLE): read without a system call */
 	const void *cpu_mm;
@@ -72,15 +57,12 @@ struct gov {
 	/* what was applied */
 	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
 	__u32 *last_seq;
-	/* decision -> completed write, and its two parts: the decision's
-	 * timestamp to the loader running (woken, or already awake), and
-	 * from there to the completed write */
-	struct lat_ring lat, lat_wake, lat_proc;
-	__u64 *lat_sorted;		/* scratch for the percentiles (reordered) */
 	__u64 woke_ns;			/* when the loop last came out of its wait */
-	__u64 same_cpu, cross_cpu;	/* applied decisions: loader ran on the deciding CPU or not */
 	int scx_restarts;
-	struct met_shared *met;		/* counters for the metrics exposition */
+	/* the loader_state map, mapped (publish.c); its fd outlives reloads */
+	struct bpfgov_loader_state *st;
+	int st_fd;
+	__u64 st_seen;			/* decisions + errors + re-applies at the last sync */
 	struct met_server *met_srv;	/* --metrics-listen */
 	struct ppd *ppd;		/* --follow-ppd */
 	/* no wake-ups by actuation (floor_defer) */
@@ -102,18 +84,10 @@ struct gov {
 	__u64 reapplies;
 	__u64 next_watch_ns;
 	pid_t pid;
-	char *status_doc;		/* the status file's content, last written */
-	size_t status_len;
-	int req_fd;			/* GOV_STATUS_REQ (-1: none, published every second) */
-	bool status_req;		/* a reader asked since the last publish */
 };
 
 /* An array map's values are 8-byte aligned. */
 #define CPU_STATE_STRIDE	((sizeof(struct bpfgov_cpu_state) + 7) & ~(size_t)7)
-
-/* The request FIFO in the ring buffer's epoll set, told apart from the
- * ring (libbpf numbers its rings from 0) by its tag. */
-#define STATUS_REQ_TAG	UINT64_MAX
 
 /* Set by SIGINT/SIGTERM (start.c's handler; loop.c): the loop ends,
  * clean-up restores. */
@@ -130,7 +104,6 @@ int load_bpf(struct gov *g);
 
 /* latency.c */
 void lat_add(struct gov *g, __u64 ts, __u32 cpu);
-void lat_pcts(const struct gov *g, struct lat_ring *r, double *p50, double *p99);
 
 /* apply.c */
 int on_decision(void *ctx, void *data, size_t size);
@@ -140,13 +113,12 @@ void floor_flush(struct gov *g);
 int read_cpu(const struct gov *g, __u32 cpu, struct bpfgov_cpu_state *s);
 
 /* publish.c */
-void render_platform(struct gov *g);
+int pub_reuse(struct gov *g);
+int pub_open(struct gov *g);
+void pub_sync(struct gov *g, bool all);
+void pub_close(struct gov *g);
 int write_json_file(struct gov *g, const char *path);
-void publish_status(struct gov *g, bool force);
 void print_summary(struct gov *g, double t, __u64 dec_delta);
-void status_req_open(struct gov *g);
-void status_req_close(struct gov *g);
-void status_req_watch(struct gov *g);
 int start_metrics(struct gov *g);
 
 /* watch.c */

@@ -35,6 +35,7 @@
 #include "metrics.h"
 #include "platform.h"
 #include "scx.h"
+#include "state.h"
 #include "tunables.h"
 #include "util.h"
 #include "daemon.h"
@@ -100,6 +101,8 @@ static int prepare_obj(struct gov *g)
 		}
 	}
 	err = gov_obj_pin_globals(g->obj, g->o->pin_root);
+	if (!err)
+		err = pub_reuse(g);
 	if (err)
 		return err;
 	return bpf_map__set_max_entries(m, g->nr_cpus);
@@ -150,7 +153,8 @@ static void map_cpu_state(struct gov *g)
 static int init_maps(struct gov *g)
 {
 	/* A reload keeps what `govloader set` changed; a start begins anew. */
-	struct cfg_write w = { .how = g->scx_restarts ? CFG_WRITE_KEEP : CFG_WRITE_START };
+	struct cfg_write w = { .how = g->scx_restarts ? CFG_WRITE_KEEP : CFG_WRITE_START,
+			       .state = g->st };
 	struct bpfgov_control ctl = {};
 	struct bpfgov_cpu_state s;
 	__u32 zero = 0, cpu;
@@ -265,6 +269,11 @@ int load_bpf(struct gov *g)
 			strerror(-err));
 		return err;
 	}
+	err = pub_open(g);
+	if (err) {
+		pr_warn("cannot map the %s map: %s\n", STATE_MAP, strerror(-err));
+		return err;
+	}
 	err = init_maps(g);
 	if (err) {
 		pr_warn("cannot initialise maps: %s\n", strerror(-err));
@@ -282,7 +291,6 @@ int load_bpf(struct gov *g)
 		return err;
 	}
 	g->rb_epfd = ring_buffer__epoll_fd(g->rb);
-	status_req_watch(g);
 	pr_info("%s mode attached on %d CPUs; maps pinned under %s\n", mode_name(g->mode),
 		g->nr_cpus, g->o->pin_root);
 	if (g->scx)

@@ -142,28 +142,20 @@ static void timer_learning(struct gov *g)
 	}
 }
 
-/* Sleep until the ring buffer has a record that wakes us, a reader asks
- * for the status (or @timeout_ms), note when we came out of the wait,
- * then apply what is there. */
+/* Sleep until the ring buffer has a record that wakes us (or
+ * @timeout_ms), note when we came out of the wait, then apply what is
+ * there. */
 static int wait_decisions(struct gov *g, int timeout_ms)
 {
-	struct epoll_event ev[2];
-	char buf[64];
-	int n, i;
+	struct epoll_event ev;
+	int n;
 
-	n = epoll_wait(g->rb_epfd, ev, 2, timeout_ms);
+	n = epoll_wait(g->rb_epfd, &ev, 1, timeout_ms);
 	if (n < 0)
 		n = -errno;
 	g->woke_ns = mono_ns();
 	if (n <= 0)
 		return n;
-	for (i = 0; i < n; i++) {
-		if (ev[i].data.u64 != STATUS_REQ_TAG)
-			continue;
-		while (read(g->req_fd, buf, sizeof(buf)) > 0)
-			;
-		g->status_req = true;
-	}
 	return ring_buffer__consume(g->rb);
 }
 
@@ -179,7 +171,7 @@ int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 
 	if (g->scx && g->o->test_scx_error_after > 0)
 		err_at = now + (__u64)(g->o->test_scx_error_after * 1e9);
-	publish_status(g, false);
+	pub_sync(g, true);
 	set_rt(g);
 	while (!gov_exiting) {
 		/* Sleep until a decision to apply, the next summary, the
@@ -220,11 +212,7 @@ int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 			scx_trigger_test_error(g->scx);
 		}
 		platform_watch(g, now);
-		if (g->status_req) {
-			/* with every record up to the request: consumed above */
-			g->status_req = false;
-			publish_status(g, true);
-		}
+		pub_sync(g, false);
 		if (now >= next) {
 			g->woke_ns = mono_ns();
 			ring_buffer__consume(g->rb);	/* what did not wake us */
@@ -237,9 +225,7 @@ int run_loop(struct gov *g, __u64 t0, __u64 deadline)
 					strerror(-journal_error(g->jnl)));
 				return journal_error(g->jnl);
 			}
-			if (g->req_fd < 0)
-				publish_status(g, false);
-			met_update_actuator(g->met, g->act);
+			pub_sync(g, true);
 			wake_sampling(g, ++sec);
 			timer_learning(g);
 			next += 1000000000ull;
