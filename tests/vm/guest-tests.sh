@@ -3,8 +3,8 @@
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
 #   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [fairsecs=S] [govopt=--OPTION]...
-#       groups: trace smoke scx error stress kill9 partial fair bench idle livebench scxidle
-#       (default: trace scx error stress kill9 partial fair; bench is `make bench-vm`;
+#       groups: trace smoke scx error restart stress kill9 partial fair bench idle livebench scxidle
+#       (default: trace scx error restart stress kill9 partial fair; bench is `make bench-vm`;
 #       idle, livebench and scxidle need the cpuidle driver of `make check-vm-idle`;
 #       trace is tracepoint mode, which every supported kernel runs; on a
 #       kernel without sched_ext the scheduler groups are skipped)
