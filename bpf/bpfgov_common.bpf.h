@@ -43,6 +43,18 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } cpu_state SEC(".maps");
 
+/* The loader's state (struct bpfgov_loader_state): declared here for its
+ * pin and BTF alone, written by `govloader start` through its mapping. No
+ * program reads or writes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bpfgov_loader_state);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} loader_state SEC(".maps");
+
 /*
  * The tunables and the control record are globals, each in a section of
  * its own: libbpf makes each a one-entry array map (".data.tunables",

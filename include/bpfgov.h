@@ -289,4 +289,114 @@ struct bpfgov_event {
 	__u32 pad;
 };
 
+/*
+ * The loader's state: the `loader_state` map, one entry, BPF_F_MMAPABLE and
+ * pinned with the others. Declared with the BPF maps for its pin and its
+ * BTF (`bpftool map dump pinned PIN/loader_state` shows every field by
+ * name); the programs never touch it. `govloader start` writes it through
+ * its mapping, a store per counter and no system call; `status`,
+ * `metrics`, the HTTP /metrics server and the summary line read it.
+ * Strings are NUL-terminated; counters count from the start.
+ */
+
+/* Where a tunable's value came from. */
+enum bpfgov_origin {
+	BPFGOV_ORIGIN_DEFAULT = 0,
+	BPFGOV_ORIGIN_MACHINE = 1,	/* read from the machine (idle states, latency) */
+	BPFGOV_ORIGIN_PROFILE = 2,
+	BPFGOV_ORIGIN_FILE    = 3,	/* the config file */
+	BPFGOV_ORIGIN_SET     = 4,	/* `govloader set` */
+	BPFGOV_ORIGIN_CMDLINE = 5,	/* `start --set` */
+	BPFGOV_ORIGIN_PPD     = 6,	/* the profile power-profiles-daemon selected */
+	BPFGOV_ORIGIN__MAX,
+};
+
+/* The tunables' list (its X-macro), for their origins by name. */
+#include "bpfgov_tunables.h"
+
+/* One origin per tunable, named and ordered as the tunables' list. */
+struct bpfgov_origins {
+#define __BPFGOV_ORIGIN(n, d, lo, hi, u, h) enum bpfgov_origin n;
+	BPFGOV_TUNABLES(__BPFGOV_ORIGIN)
+#undef __BPFGOV_ORIGIN
+};
+
+/* Decision-to-write latency, in fixed buckets. Upper bounds 1, 1.2, 1.5,
+ * 2, 2.5, 3, 4, 5, 6 and 8 us times 10^k, from 1 us to 100 ms (51 bounds,
+ * among them the 13 of the Prometheus histogram); the last bucket holds
+ * what is above 100 ms. */
+#define BPFGOV_LAT_BUCKETS	52
+struct bpfgov_lat_hist {
+	__u64 bucket[BPFGOV_LAT_BUCKETS];
+	__u64 sum_ns;
+	__u64 max_ns;
+};
+
+/* What the loader applied to one CPU (backend units: HWP/CPPC levels, or
+ * kHz for cpufreq). */
+struct bpfgov_loader_cpu {
+	__u64 writes;			/* successful floor and idle writes */
+	__u64 reasserts;		/* rewrites after someone else changed a knob */
+	__u64 errors;			/* writes that failed */
+	__u64 driver_rewrites;		/* MSR floor: its driver rewrote the register */
+	__u64 driver_races;		/* ... of them, between a write and its read-back */
+	__u64 idle_writes;		/* floor writes that reached the CPU asleep (woke it) */
+	__u64 idle_writes_maybe;	/* ... that may have: it slept or woke within the write */
+	__u32 online;
+	__u32 hw_min;			/* min field read back after the last write */
+	__u32 hw_lowest;
+	__u32 hw_highest;
+	__u32 last_floor;		/* last floor applied, 0..1024 */
+	__u32 last_pick;		/* last idle pick applied (BPFGOV_NO_STATE: none) */
+};
+
+#define BPFGOV_NAME_LEN		32
+struct bpfgov_loader_state {
+	__u32 pid;			/* the running `govloader start` */
+	__u32 running;			/* 1 once the programs are attached and the loop runs */
+	enum bpfgov_mode mode;
+	__u32 nr_cpus;			/* entries of cpu[] in use */
+	__u32 dry_run;
+	__u32 floor_applied;		/* 0: --no-floor */
+	__u32 idle_applied;		/* 0: --no-idle */
+	__u32 taints_kernel;		/* every MSR write taints the kernel */
+	__u32 follow_ppd;		/* following power-profiles-daemon */
+	__u32 scx_restarts;
+	char backend[BPFGOV_NAME_LEN];	/* floor backend */
+	char epp[BPFGOV_NAME_LEN];	/* energy-performance preference set ("": none) */
+	char profile[BPFGOV_NAME_LEN];	/* bpfgov profile in force */
+	char ppd_profile[BPFGOV_NAME_LEN];	/* PPD's active profile ("": unknown) */
+	char idle_driver[64];
+	char backend_reason[512];	/* why that backend */
+	char missing[1024];		/* what a floor backend lacks ("": nothing) */
+	/* counters of the event loop */
+	__u64 decisions;		/* records read from `events` */
+	__u64 floor_decisions;
+	__u64 pick_decisions;
+	__u64 actuation_errors;
+	__u64 seq_gaps;			/* decisions lost (per-CPU sequence gaps) */
+	__u64 idle_cpu_writes;		/* sum of cpu[].idle_writes */
+	__u64 idle_cpu_writes_maybe;
+	__u64 deferred_floor_changes;	/* floor changes held for a sleeping CPU */
+	__u64 held_applied_at_wake;	/* ... applied once their CPU ran */
+	__u64 held_applied_within_2ms;	/* ... within 2 ms of its record */
+	__u64 held_apply_max_ns;
+	__u64 reapplies;		/* after CPU online or resume */
+	__u64 profile_switches;		/* power-profiles-daemon switches applied */
+	__u64 on_deciding_cpu;		/* applied decisions: the loader ran on the deciding CPU */
+	__u64 on_other_cpu;		/* ... or not */
+	/* decision to completed write, and its two parts: to the loader
+	 * running (woken, or already awake), and from there to the write */
+	struct bpfgov_lat_hist lat;
+	struct bpfgov_lat_hist lat_wake;
+	struct bpfgov_lat_hist lat_proc;
+	struct bpfgov_origins origin;
+	char config_file[4096];		/* "": none */
+	/* the platform probe's facts, rendered once at start (they do not
+	 * change while it runs): a summary line and a JSON object */
+	char platform_summary[512];
+	char platform_json[4096];
+	struct bpfgov_loader_cpu cpu[BPFGOV_MAX_CPUS];
+};
+
 #endif /* __BPFGOV_H */

@@ -9,8 +9,6 @@
 #ifndef __BPFGOV_TUNABLES_H
 #define __BPFGOV_TUNABLES_H
 
-#include "bpfgov.h"
-
 #define BPFGOV_TUNABLES(X)						\
 	X(headroom_pct,        125,  100,    400, "%",    "floor = util x headroom / 100 (schedutil uses 125)") \
 	X(floor_min,             0,    0,   1024, "/1024", "lowest floor ever requested") \
@@ -40,6 +38,9 @@
 	X(tick_us,            4000,  100, 100000, "us",   "scheduler tick, from CONFIG_HZ (the kernel's poll limit is at most tick/16)") \
 	X(wakeup_bytes,      65536, 4096, 1048576, "B",   "tap ring: wake the reader once this much is queued") \
 	X(remote_scan_us,    10000, 1000, 1000000, "us",  "how often a sleeping CPU's floor is refreshed from another CPU")
+
+/* After the list: bpfgov.h names the tunables' origins with it. */
+#include "bpfgov.h"
 
 /* Fill the scalar tunables with their defaults. The idle-state table is
  * described by bpfgov_config_default_states() below. */

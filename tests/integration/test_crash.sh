@@ -229,7 +229,7 @@ check "the instance keeps running" kill -0 "$GOV_PID"
 # 6. Hardening: modes of the run directory, lock, status, pins.
 is "run directory is 0700" "$(stat -c %a "$RUN")" 700
 is "lock is 0600" "$(stat -c %a "$RUN/lock")" 600
-check "status file is 0600 (when published)" bash -c "[ ! -e '$RUN/status.json' ] || [ \$(stat -c %a '$RUN/status.json') = 600 ]"
+is "the loader's state map is pinned 0600" "$(stat -c %a "$PIN/loader_state")" 600
 is "config origins file is 0600" "$(stat -c %a "$RUN/config")" 600
 modes=$(stat -c %a "$PIN"/* | sort -u | tr '\n' ' ')
 is "pinned maps are 0600" "$modes" "600 "

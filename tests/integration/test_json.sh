@@ -33,9 +33,6 @@ echo "headroom_pct = 130" >"$CONF"
 
 check "start with those paths comes up" gov_start --msr-root "$MSR" --sysfs-root "$SYS" \
 	--config "$CONF" --report "$REPORT" --no-idle --duration 30
-# the status file is published at start, then whenever `status` asks
-for i in $(seq 1 30); do [ -s "$BPFGOV_RUN_DIR/status.json" ] && break; sleep 0.1; done
-
 "$GOV" status --json >"$T_TMP/status.json" 2>"$T_TMP/err"
 check "status --json parses" jq_true . "$T_TMP/status.json"
 check "status --json: the missing MSR path comes back exact" \
@@ -46,21 +43,22 @@ check "status --json: the driver name comes back exact" \
 	jq_true --arg d "$DRIVER" '.actuator.idle_driver == $d' "$T_TMP/status.json"
 check "status --json: the config file name comes back exact" \
 	jq_true --arg f "$CONF" '.config_file == $f' "$T_TMP/status.json"
-check "the status file parses" jq_true . "$BPFGOV_RUN_DIR/status.json"
-check "the status file: the missing MSR path comes back exact" \
-	jq_true --arg p "$MSR/0/msr" '.missing | contains($p)' "$BPFGOV_RUN_DIR/status.json"
+# The loader's state is one pinned map, typed: bpftool names its fields,
+# and the strings come back exact there too.
+bpftool -j map dump pinned "$PIN/loader_state" >"$T_TMP/state.json" 2>"$T_TMP/err"
+check "bpftool map dump pinned loader_state parses" jq_true . "$T_TMP/state.json"
+check "bpftool: the state's idle driver comes back exact, by field name" \
+	jq_true --arg d "$DRIVER" '.[0].formatted.value.idle_driver == $d' "$T_TMP/state.json"
+check "bpftool: origins by tunable name" \
+	jq_true '.[0].formatted.value.origin.headroom_pct == "BPFGOV_ORIGIN_FILE"' "$T_TMP/state.json"
+check "no status file and no request FIFO in the run directory" \
+	test ! -e "$BPFGOV_RUN_DIR/status.json" -a ! -e "$BPFGOV_RUN_DIR/status.req"
 
-# Written on request only: nobody asks, the file stays; `status` asks
-# through the FIFO and shows what is applied now.
-RUNF=$BPFGOV_RUN_DIR/status.json
-check "the status request FIFO exists" test -p "$BPFGOV_RUN_DIR/status.req"
+# Published through the map's mapping as it happens: `status` shows what
+# is applied now, without asking the loader.
 d0=$(jq '.actuator.decisions' "$T_TMP/status.json")
-ino0=$(stat -c %i "$RUNF")
 "$WORK" pingpong --pairs 1 --work-us 0 --duration 1 >/dev/null 2>&1
-sleep 1.2
-is "no request: the status file is not rewritten" "$(stat -c %i "$RUNF")" "$ino0"
 "$GOV" status --json >"$T_TMP/status2.json" 2>/dev/null
-check "a request rewrites the status file" test "$(stat -c %i "$RUNF")" != "$ino0"
 check "status --json after a workload: the decisions it applied since" \
 	jq_true --argjson d "${d0:-0}" '.actuator.decisions > $d' "$T_TMP/status2.json"
 
@@ -74,7 +72,7 @@ is "tail --json: every line parses (count)" "$n" 20
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "start exits 0" "$GOV_RC" 0
-check "stop removes the status request FIFO" test ! -e "$BPFGOV_RUN_DIR/status.req"
+check "stop removes the state map's pin" test ! -e "$PIN/loader_state"
 check "the report parses" jq_true . "$REPORT"
 check "the report: the missing MSR path and the driver come back exact" \
 	jq_true --arg p "$MSR/0/msr" --arg d "$DRIVER" \

@@ -216,6 +216,6 @@ check "the next scrape works and passes promtool" promtool check metrics <"$T_TM
 "$GOV" stop >/dev/null 2>&1
 gov_wait
 is "stop: exit 0" "$GOV_RC" 0
-check "the shared counters file is removed at exit" test ! -e "$BPFGOV_RUN_DIR/metrics"
+check "the loader's state map is unpinned at exit" test ! -e "$PIN/loader_state"
 check "nothing listens after stop" bash -c "! curl -s -m 2 -o /dev/null '$URL'"
 t_done

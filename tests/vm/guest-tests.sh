@@ -3,8 +3,8 @@
 # Guest side of `make check-vm`: runs inside the sched_ext VM (busybox sh).
 #
 #   guest-tests.sh [GROUP...] [rounds=N] [secs=S] [fairsecs=S] [govopt=--OPTION]...
-#       groups: trace smoke scx error stress kill9 partial fair bench idle livebench scxidle
-#       (default: trace scx error stress kill9 partial fair; bench is `make bench-vm`;
+#       groups: trace smoke scx error restart stress kill9 partial fair bench idle livebench scxidle
+#       (default: trace scx error restart stress kill9 partial fair; bench is `make bench-vm`;
 #       idle, livebench and scxidle need the cpuidle driver of `make check-vm-idle`;
 #       trace is tracepoint mode, which every supported kernel runs; on a
 #       kernel without sched_ext the scheduler groups are skipped)
@@ -150,19 +150,19 @@ for a in "$@"; do
 	*) groups="$groups $a" ;;
 	esac
 done
-groups=${groups:-trace scx error stress kill9 partial fair}
+groups=${groups:-trace scx error restart stress kill9 partial fair}
 want() { case " $groups " in *" $1 "*) return 0 ;; esac; return 1; }
 
 echo "# kernel $(uname -r), $(nproc) CPUs, groups: $groups"
 [ -x $GOV ] || nok "govloader present in the initramfs"
-! want error || [ -x $GOV_TEST ] || nok "govloader-test present in the initramfs"
+{ want error || want restart; } && ! [ -x $GOV_TEST ] && nok "govloader-test present in the initramfs"
 if [ -d $SCX ]; then
 	want_scx=0
-	for g in smoke scx error stress kill9 partial fair bench scxidle; do want $g && want_scx=1; done
+	for g in smoke scx error restart stress kill9 partial fair bench scxidle; do want $g && want_scx=1; done
 	[ $want_scx = 0 ] || check "kernel has sched_ext, idle at boot (state $(state))" is_state disabled
 else
 	# No sched_ext: the scheduler's groups cannot run here.
-	for g in smoke scx error stress kill9 partial fair bench scxidle; do
+	for g in smoke scx error restart stress kill9 partial fair bench scxidle; do
 		want $g && diag "SKIP $g: no sched_ext in this kernel ($(uname -r))"
 	done
 	groups=$(for g in $groups; do case $g in smoke|scx|error|stress|kill9|partial|fair|bench|scxidle) ;; *) echo $g ;; esac; done | tr "\n" " ")
@@ -320,6 +320,30 @@ if want error && [ -x $GOV_TEST ]; then
 		sh -c "grep -q 'scx_bpf_error' $LOG && grep -q 'test-only error' $LOG"
 	check "BPF error: HWP_REQUEST restored" [ "$(msr_req 0)" = "$orig" ]
 	check "BPF error: kernel log names the error" sh -c "dmesg | grep -q 'bpfgov.*disabled (scx_bpf_error)'"
+	wait $bpid
+fi
+
+# A scheduler reload (--restart) keeps the loader's state map: the pinned
+# loader_state after the reload is the one the loader writes (its pid,
+# its count of restarts).
+if want restart && [ -x $GOV_TEST ]; then
+	make_msr
+	: > $LOG
+	$GOV_TEST start --mode scx --msr-root $MSR --backend intel-hwp --restart \
+		--test-scx-error-after 3 > $LOG 2>&1 &
+	gpid=$!
+	wait_for 120 gov_up_or_dead
+	$BENCH spin 2 8 > /dev/null &
+	bpid=$!
+	check "restart: the scheduler is reloaded after its error" \
+		wait_for 60 grep -q 'restarting the scheduler (1/5)' $LOG
+	check "restart: attached again" wait_for 60 is_enabled_bpfgov
+	restarted() { $GOV status --json 2>/dev/null | grep -q "\"actuator\":{\"pid\":$gpid,.*\"scx_restarts\":[1-5],"; }
+	check "restart: status reads the same state map (pid $gpid, scx_restarts >= 1)" \
+		wait_for 30 restarted
+	dump_log 6
+	$GOV stop --timeout 20 > /dev/null 2>&1
+	wait $gpid 2>/dev/null
 	wait $bpid
 fi
 

@@ -61,8 +61,7 @@ int do_metrics(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *pin_root = DEFAULT_PIN_ROOT;
-	const struct met_shared *m = NULL;
-	size_t mlen = 0, len = 0;
+	size_t len = 0;
 	char *buf = NULL;
 	bool up;
 	int c, err;
@@ -90,10 +89,7 @@ int do_metrics(int argc, char **argv)
 		return 1;
 	}
 	up = gov_lock_owner() != 0;
-	if (up)
-		m = met_open(gov_run_dir(), &mlen);
-	err = met_render_buf(&buf, &len, MET_PROMETHEUS, pin_root, m, up);
-	met_close(m, mlen);
+	err = met_render_buf(&buf, &len, MET_PROMETHEUS, pin_root, up);
 	if (err) {
 		pr_warn("metrics: %s\n", strerror(-err));
 		return 1;

@@ -43,7 +43,6 @@ int do_restore(int argc, char **argv)
 {
 	struct cli_opts co = {};
 	const char *pin_root, *dir = gov_run_dir();
-	char path[PATH_MAX];
 	struct journal_result res;
 	int fd = -1, err, ret = 1;
 	pid_t owner;
@@ -90,10 +89,6 @@ int do_restore(int argc, char **argv)
 		pr_info("removing stale pins under %s\n", pin_root);
 		pins_remove(pin_root);
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, GOV_STATUS_FILE);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", dir, GOV_STATUS_REQ);
-	unlink(path);
 	cfg_origins_remove(dir);
 out:
 	gov_lock_release(fd);

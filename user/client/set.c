@@ -14,6 +14,7 @@
 #include "common.h"
 #include "config.h"
 #include "log.h"
+#include "state.h"
 #include "tunables.h"
 #include "govloader_cmds.h"
 
@@ -76,7 +77,9 @@ int do_set(int argc, char **argv)
 		pr_warn("set: cannot open %s/tunables: %s\n", pin_root, strerror(-fd));
 		goto out;
 	}
-	/* Under the lock every writer of the tunables takes (config.c). */
+	/* Under the lock every writer of the tunables takes (config.c);
+	 * the origins also go to the state map (none: status shows the old) */
+	w.state = state_map_pinned(pin_root);
 	w.kv = (const char *const *)(argv + optind);
 	w.nr_kv = n;
 	err = cfg_tunables_write(gov_run_dir(), fd, &gc, &w, msg, sizeof(msg));
@@ -94,6 +97,7 @@ int do_set(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	state_unmap(w.state);
 	if (fd >= 0)
 		close(fd);
 	return ret;

@@ -16,6 +16,7 @@
 #include "json_writer.h"
 #include "kfeat.h"
 #include "log.h"
+#include "state.h"
 #include "tunables.h"
 #include "util.h"
 #include "govloader_cmds.h"
@@ -74,42 +75,7 @@ static __u32 snapshot_timer_src(const struct snapshot *s)
 	return src == BPFGOV_TIMER__MAX ? BPFGOV_TIMER_NONE : src;
 }
 
-/*
- * Have the running `start` write its status file now (GOV_STATUS_REQ), and
- * wait for the new file: a rename, so a new inode. Half a second at most
- * (a stopped loader): then the file as it is. No FIFO (an older loader, or
- * one without): the same.
- */
-static void status_refresh(const char *path)
-{
-	struct stat st0 = {}, st;
-	char req[PATH_MAX];
-	int fd, i;
-
-	snprintf(req, sizeof(req), "%s/%s", gov_run_dir(), GOV_STATUS_REQ);
-	fd = open(req, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || stat(path, &st0)) {
-		close(fd);
-		return;
-	}
-	/* EAGAIN: the FIFO is full of requests, one is enough */
-	if (write(fd, "s", 1) < 0 && errno != EAGAIN) {
-		close(fd);
-		return;
-	}
-	close(fd);
-	for (i = 0; i < 250; i++) {
-		if (!stat(path, &st) && st.st_ino != st0.st_ino)
-			return;
-		usleep(2000);
-	}
-	pr_debug("no fresh %s within 0.5 s: showing the last one\n", path);
-}
-
-static void status_json(const struct snapshot *s, pid_t owner, const char *act,
-			const struct gov_config *gc)
+static void status_json(const struct snapshot *s, pid_t owner)
 {
 	__u64 up = mono_ns() - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
 	json_writer_t *w = jsonw_new(stdout);
@@ -134,9 +100,9 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 	jsonw_uint_field(w, "events", ev_drops);
 	jsonw_uint_field(w, "tap", tap_drops);
 	jsonw_end_object(w);
-	/* the status file 'start' writes through this same writer */
+	/* the loader's state map, as start's --report shows it */
 	jsonw_name(w, "actuator");
-	jsonw_raw(w, act);
+	state_json(w, s->ld);
 	jsonw_string_field(w, "next_timer", timer_src_name(snapshot_timer_src(s)));
 	kfeat_read(NULL, &kf);
 	jsonw_string_field(w, "next_timer_read",
@@ -205,75 +171,19 @@ static void status_json(const struct snapshot *s, pid_t owner, const char *act,
 	for (i = 0; i < tunable_count; i++)
 		jsonw_uint_field(w, tunable_table[i].name, tunable_get(&s->cfg, &tunable_table[i]));
 	jsonw_end_object(w);
-	/* config.h: where each value came from (start/set record it) */
-	json_str_or_null(w, "profile", gc->profile);
-	json_str_or_null(w, "config_file", gc->file);
-	jsonw_bool_field(w, "follow_ppd", gc->follow_ppd);
-	json_str_or_null(w, "ppd_profile", gc->follow_ppd ? gc->ppd_profile : "");
+	/* where each value came from (start, set and PPD record it) */
+	json_str_or_null(w, "profile", s->ld->profile);
+	json_str_or_null(w, "config_file", s->ld->config_file);
+	jsonw_bool_field(w, "follow_ppd", s->ld->follow_ppd);
+	json_str_or_null(w, "ppd_profile", s->ld->follow_ppd ? s->ld->ppd_profile : "");
 	jsonw_name(w, "tunable_origins");
 	jsonw_start_object(w);
 	for (i = 0; i < tunable_count; i++)
 		jsonw_string_field(w, tunable_table[i].name,
-				   cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i]
-						   : ORIGIN_DEFAULT));
+				   cfg_origin_name((enum cfg_origin)state_origin(s->ld, i)));
 	jsonw_end_object(w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
-}
-
-/* The string value of top-level-or-nested "@key" in the status file's
- * JSON (written by start: no whitespace, jsonw escapes); false if absent. */
-static bool status_str(const char *doc, const char *key, char *out, size_t n)
-{
-	char pat[64];
-	const char *p;
-	size_t o = 0;
-
-	if (!doc || snprintf(pat, sizeof(pat), "\"%s\":\"", key) >= (int)sizeof(pat))
-		return false;
-	p = strstr(doc, pat);
-	if (!p)
-		return false;
-	for (p += strlen(pat); *p && *p != '"' && o + 1 < n; p++) {
-		if (*p == '\\' && p[1])
-			p++;	/* \" and \\ as themselves; other escapes rare here */
-		out[o++] = *p;
-	}
-	out[o] = '\0';
-	return true;
-}
-
-static unsigned long long status_num(const char *doc, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	if (!doc || snprintf(pat, sizeof(pat), "\"%s\":", key) >= (int)sizeof(pat))
-		return 0;
-	p = strstr(doc, pat);
-	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
-static double status_float(const char *doc, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	if (!doc || snprintf(pat, sizeof(pat), "\"%s\":", key) >= (int)sizeof(pat))
-		return 0;
-	p = strstr(doc, pat);
-	return p ? strtod(p + strlen(pat), NULL) : 0;
-}
-
-/* The actuator's object for @cpu in the status file's "cpus" array, or
- * NULL: status_num() from there reads that CPU's fields. */
-static const char *status_cpu(const char *act, int cpu)
-{
-	char pat[32];
-	const char *p = act ? strstr(act, "\"cpus\":[") : NULL;
-
-	snprintf(pat, sizeof(pat), "{\"cpu\":%d,", cpu);
-	return p ? strstr(p, pat) : NULL;
 }
 
 #define STATUS_WIDTH	160
@@ -307,49 +217,56 @@ static void status_wrapped(const char *label, const char *text)
 	putchar('\n');
 }
 
-/* What start published, in a few readable lines. */
-static void status_actuator(const char *act)
+/* A per-CPU counter of the loader's, summed over its CPUs. */
+static __u64 status_sum(const struct bpfgov_loader_state *ld, size_t off)
 {
-	char b[64], why[512], plat[512], line[720];
+	__u64 n = 0, v;
+	__u32 cpu;
 
-	if (!act) {
-		printf("actuator: no status published yet\n");
-		return;
+	for (cpu = 0; cpu < ld->nr_cpus && cpu < BPFGOV_MAX_CPUS; cpu++) {
+		memcpy(&v, (const char *)&ld->cpu[cpu] + off, sizeof(v));
+		n += v;
 	}
-	if (status_str(act, "backend", b, sizeof(b)) &&
-	    status_str(act, "backend_reason", why, sizeof(why))) {
-		snprintf(line, sizeof(line), "%s: %s%s%s", b, why,
-			 strstr(act, "\"dry_run\":true") ? "; dry run: nothing is written" : "",
-			 strstr(act, "\"taints_kernel\":true") ? "; every MSR write taints the kernel" : "");
-		status_wrapped("floor backend", line);
-	}
-	printf("decisions: %llu (floors %llu, picks %llu), actuation errors %llu, sequence gaps %llu\n",
-	       status_num(act, "decisions"), status_num(act, "floor_decisions"),
-	       status_num(act, "pick_decisions"), status_num(act, "actuation_errors"),
-	       status_num(act, "seq_gaps"));
-	printf("decision to write: p50 %.1f us, p99 %.1f us, max %.1f us (%llu samples)\n",
-	       status_float(act, "p50"), status_float(act, "p99"), status_float(act, "max"),
-	       status_num(act, "samples"));
-	printf("writes that reached an idle CPU: %llu (and %llu that may have: it slept or woke "
-	       "within the write)\n",
-	       status_num(act, "idle_cpu_writes"), status_num(act, "idle_cpu_writes_maybe"));
-	printf("floor changes held for idle CPUs: %llu (applied as their CPU ran: %llu)\n",
-	       status_num(act, "deferred_floor_changes"), status_num(act, "held_applied_at_wake"));
-	printf("re-applies after online/resume: %llu\n", status_num(act, "reapplies"));
-	printf("floor register rewritten by its driver under bpfgov: %llu "
-	       "(during a write of ours, its fields kept and our min written again: %llu)\n",
-	       status_num(act, "floor_driver_rewrites"), status_num(act, "floor_driver_races"));
-	if (status_str(act, "platform_summary", plat, sizeof(plat)))
-		status_wrapped("platform", plat);
+	return n;
 }
 
-static void status_text(const struct snapshot *s, pid_t owner, const char *act,
-			const struct gov_config *gc)
+/* What the loader applied, in a few readable lines. */
+static void status_actuator(const struct bpfgov_loader_state *ld)
+{
+	char line[1100];
+
+	snprintf(line, sizeof(line), "%s: %s%s%s", ld->backend, ld->backend_reason,
+		 ld->dry_run ? "; dry run: nothing is written" : "",
+		 ld->taints_kernel ? "; every MSR write taints the kernel" : "");
+	status_wrapped("floor backend", line);
+	printf("decisions: %llu (floors %llu, picks %llu), actuation errors %llu, sequence gaps %llu\n",
+	       (unsigned long long)ld->decisions, (unsigned long long)ld->floor_decisions,
+	       (unsigned long long)ld->pick_decisions, (unsigned long long)ld->actuation_errors,
+	       (unsigned long long)ld->seq_gaps);
+	printf("decision to write: p50 %.1f us, p99 %.1f us, max %.1f us (%llu samples)\n",
+	       state_lat_quantile(&ld->lat, 0.50), state_lat_quantile(&ld->lat, 0.99),
+	       ld->lat.max_ns / 1000.0, (unsigned long long)state_lat_count(&ld->lat));
+	printf("writes that reached an idle CPU: %llu (and %llu that may have: it slept or woke "
+	       "within the write)\n", (unsigned long long)ld->idle_cpu_writes,
+	       (unsigned long long)ld->idle_cpu_writes_maybe);
+	printf("floor changes held for idle CPUs: %llu (applied as their CPU ran: %llu)\n",
+	       (unsigned long long)ld->deferred_floor_changes,
+	       (unsigned long long)ld->held_applied_at_wake);
+	printf("re-applies after online/resume: %llu\n", (unsigned long long)ld->reapplies);
+	printf("floor register rewritten by its driver under bpfgov: %llu "
+	       "(during a write of ours, its fields kept and our min written again: %llu)\n",
+	       (unsigned long long)status_sum(ld, offsetof(struct bpfgov_loader_cpu, driver_rewrites)),
+	       (unsigned long long)status_sum(ld, offsetof(struct bpfgov_loader_cpu, driver_races)));
+	if (ld->platform_summary[0])
+		status_wrapped("platform", ld->platform_summary);
+}
+
+static void status_text(const struct snapshot *s, pid_t owner)
 {
 	__u64 now = mono_ns(), up = now - s->ctl.started_ns, ev_drops = 0, tap_drops = 0;
+	const struct bpfgov_loader_state *ld = s->ld;
 	int cpu, k, here = sched_getcpu();
 	struct kfeat kf;
-	const char *ac;
 	char hw[16];
 	size_t i;
 
@@ -361,7 +278,7 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 	       mode_name(s->ctl.mode), up / 1e9, s->nr_cpus);
 	printf("drops: events %llu, tap %llu; tap reader: %s\n", (unsigned long long)ev_drops,
 	       (unsigned long long)tap_drops, s->ctl.tap_owner_pid ? "attached" : "none");
-	status_actuator(act);
+	status_actuator(ld);
 	printf("idle states: %u (exit latency/target residency, us):", s->cfg.nr_states);
 	for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++)
 		printf(" %d:%u/%u%s", k, s->cfg.state_exit_latency_us[k], s->cfg.state_residency_us[k],
@@ -378,16 +295,16 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 	       "TOO_DEEP", "SHALLOW", "HW_MIN", "WRITES", "COST_us");
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		const struct bpfgov_cpu_state *c = &s->cpus[cpu];
+		const struct bpfgov_loader_cpu *a = &ld->cpu[cpu < BPFGOV_MAX_CPUS ? cpu : 0];
 
-		ac = status_cpu(act, cpu);
-		snprintf(hw, sizeof(hw), "%llu", status_num(ac, "hw_min"));
+		snprintf(hw, sizeof(hw), "%u", a->hw_min);
 		printf("%3d%c %5u %6u %5u %-10s %5u %4u %-9s %11.1f %9llu %8llu %6s %7llu ", cpu,
 		       cpu == here ? '*' : ' ', gov_util_now(c, &s->cfg, now), c->target, c->floor,
 		       ev_reason_name(c->floor_reason), c->hold_floor, c->idle_pick,
 		       ev_reason_name(c->pick_reason), c->expected_idle_ns / 1000.0,
 		       (unsigned long long)c->nr_too_deep, (unsigned long long)c->nr_too_shallow,
-		       ac && status_num(ac, "hw_highest") ? hw : "-",
-		       status_num(ac, "writes"));
+		       (__u32)cpu < ld->nr_cpus && a->hw_highest ? hw : "-",
+		       (unsigned long long)((__u32)cpu < ld->nr_cpus ? a->writes : 0));
 		for (k = 0; k < (int)s->cfg.nr_states && k < BPFGOV_MAX_STATES; k++) {
 			if (c->wake_cost_ns[k])
 				printf(" %.1f", c->wake_cost_ns[k] / 1000.0);
@@ -398,25 +315,23 @@ static void status_text(const struct snapshot *s, pid_t owner, const char *act,
 			printf(" -");
 		putchar('\n');
 	}
-	printf("config: profile %s, file %s\n", gc->profile[0] ? gc->profile : "?",
-	       gc->file[0] ? str_esc(gc->file) : "none");
-	if (gc->follow_ppd)
+	printf("config: profile %s, file %s\n", ld->profile[0] ? ld->profile : "?",
+	       ld->config_file[0] ? str_esc(ld->config_file) : "none");
+	if (ld->follow_ppd)
 		printf("power-profiles-daemon: followed, active profile %s\n",
-		       gc->ppd_profile[0] ? gc->ppd_profile : "unknown (not running)");
+		       ld->ppd_profile[0] ? ld->ppd_profile : "unknown (not running)");
 	printf("tunables (origin in brackets):");
 	for (i = 0; i < tunable_count; i++)
 		printf("%s%s=%u [%s]", i % 4 ? "  " : "\n  ", tunable_table[i].name,
 		       tunable_get(&s->cfg, &tunable_table[i]),
-		       cfg_origin_name(i < CFG_MAX_TUNABLES ? gc->origin[i] : ORIGIN_DEFAULT));
+		       cfg_origin_name((enum cfg_origin)state_origin(ld, i)));
 	printf("\n");
 }
 
 int do_status(int argc, char **argv)
 {
 	struct cli_opts o = {};
-	struct gov_config gc = {};
 	struct snapshot s;
-	char path[PATH_MAX], *act;
 	pid_t owner;
 	int err = cli_parse("status", status_usage, argc, argv, "pin-root json", &o);
 
@@ -439,17 +354,15 @@ int do_status(int argc, char **argv)
 	err = snapshot_read(o.pin_root, &s);
 	if (err) {
 		pr_warn("cannot read the pinned maps under %s: %s\n", o.pin_root, strerror(-err));
+		free(s.cpus);
+		free(s.ld);
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
-	status_refresh(path);
-	act = read_file(path);
-	cfg_origins_read(gov_run_dir(), &gc);	/* missing: all "default" */
 	if (o.json)
-		status_json(&s, owner, act, &gc);
+		status_json(&s, owner);
 	else
-		status_text(&s, owner, act, &gc);
-	free(act);
+		status_text(&s, owner);
 	free(s.cpus);
+	free(s.ld);
 	return 0;
 }

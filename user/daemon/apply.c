@@ -85,6 +85,8 @@ int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 
 		g->idle_cpu_writes += hit == 2;
 		g->idle_cpu_writes_maybe += hit == 1;
+		g->st->cpu[cpu].idle_writes += hit == 2;
+		g->st->cpu[cpu].idle_writes_maybe += hit == 1;
 	}
 	return err;
 }
@@ -140,10 +142,9 @@ int apply_event(void *ctx, void *data, size_t size)
 	} else {
 		return 0;
 	}
-	if (err) {
+	if (err)
 		g->act_errors++;
-		met_count_error(g->met);
-	} else
+	else
 		lat_add(g, e->ts_ns, e->cpu);
 	pr_debug("cpu%u %s %s util=%u floor=%u pick=%u\n", e->cpu, ev_kind_name(e->kind),
 		 ev_reason_name(e->reason), e->util, e->floor, e->idle_pick);

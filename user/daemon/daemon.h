@@ -14,8 +14,8 @@
  *   bpfs_scx.c     bpfs_    sched_ext mode's bpfs_ops
  *   apply.c        apply_   the application of a decision (floor, idle pick)
  *   watch.c        watch_   resume, hotplug and power-profiles-daemon
- *   publish.c               status document, summary line, metrics server
- *   latency.c      lat_     decision-to-write latency statistics
+ *   publish.c      pub_     the state map (loader_state), summary line, metrics server
+ *   latency.c      lat_     decision-to-write latency, into the state map
  */
 #ifndef __BPFGOV_DAEMON_H
 #define __BPFGOV_DAEMON_H
@@ -42,21 +42,8 @@ struct bpfs_ops;
 struct timer_learner;
 struct ring_buffer;
 struct actuator;
-struct met_shared;
 struct met_server;
 struct ppd;
-
-/* The most recent decisions' latencies: enough for a p99, small enough to
- * select from once a second without a cost worth measuring. */
-#define LAT_SAMPLES	4096
-
-struct lat_ring {
-	__u64 *ns;
-	__u64 n;
-	__u64 max;
-	__u64 pct_n;		/* n when p50/p99 were last selected */
-	double p50, p99;
-};
 
 struct gov {
 	const struct start_opts *o;
@@ -74,8 +61,6 @@ struct gov {
 	struct ring_buffer *rb;
 	int rb_epfd;			/* the ring buffer's epoll instance */
 	struct actuator *act;
-	char *plat_json;		/* the probe's facts for status, rendered once */
-	char plat_line[512];
 	int cpu_fd, ctl_fd, tun_fd;	/* cpu_state, control, tunables */
 	/* cpu_state mapped (BPF_F_MMAPABLE): read without a system call */
 	const void *cpu_mm;
@@ -83,15 +68,12 @@ struct gov {
 	/* what was applied */
 	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
 	__u32 *last_seq;
-	/* decision -> completed write, and its two parts: the decision's
-	 * timestamp to the loader running (woken, or already awake), and
-	 * from there to the completed write */
-	struct lat_ring lat, lat_wake, lat_proc;
-	__u64 *lat_sorted;		/* scratch for the percentiles (reordered) */
 	__u64 woke_ns;			/* when the loop last came out of its wait */
-	__u64 same_cpu, cross_cpu;	/* applied decisions: loader ran on the deciding CPU or not */
 	int scx_restarts;
-	struct met_shared *met;		/* counters for the metrics exposition */
+	/* the loader_state map, mapped (publish.c); its fd outlives reloads */
+	struct bpfgov_loader_state *st;
+	int st_fd;
+	__u64 st_seen;			/* decisions + errors + re-applies at the last sync */
 	struct met_server *met_srv;	/* --metrics-listen */
 	struct ppd *ppd;		/* --follow-ppd */
 	/* no wake-ups by actuation (floor_defer) */
@@ -113,18 +95,10 @@ struct gov {
 	__u64 reapplies;
 	__u64 next_watch_ns;
 	pid_t pid;
-	char *status_doc;		/* the status file's content, last written */
-	size_t status_len;
-	int req_fd;			/* GOV_STATUS_REQ (-1: none, published every second) */
-	bool status_req;		/* a reader asked since the last publish */
 };
 
 /* An array map's values are 8-byte aligned. */
 #define CPU_STATE_STRIDE	((sizeof(struct bpfgov_cpu_state) + 7) & ~(size_t)7)
-
-/* The request FIFO in the ring buffer's epoll set, told apart from the
- * ring (libbpf numbers its rings from 0) by its tag. */
-#define STATUS_REQ_TAG	UINT64_MAX
 
 /* Set by SIGINT/SIGTERM (start.c's handler): the loop ends, clean-up
  * restores. */
@@ -209,7 +183,6 @@ static inline bool bpfs_cpu_idle(const struct gov *g, __u32 cpu, struct bpfgov_c
 
 /* --- latency.c --- */
 void lat_add(struct gov *g, __u64 ts, __u32 cpu);
-void lat_pcts(const struct gov *g, struct lat_ring *r, double *p50, double *p99);
 
 /* --- apply.c --- */
 /* A decision record from the events ring (ring_buffer_sample_fn). */
@@ -224,13 +197,12 @@ void apply_reassert(struct gov *g);
 void apply_all(struct gov *g);
 
 /* --- publish.c --- */
-void render_platform(struct gov *g);
+int pub_reuse(struct gov *g);
+int pub_open(struct gov *g);
+void pub_sync(struct gov *g, bool all);
+void pub_close(struct gov *g);
 int write_json_file(struct gov *g, const char *path);
-void publish_status(struct gov *g, bool force);
 void print_summary(struct gov *g, double t, __u64 dec_delta);
-void status_req_open(struct gov *g);
-void status_req_close(struct gov *g);
-void status_req_watch(struct gov *g);
 int start_metrics(struct gov *g);
 
 /* --- watch.c --- */

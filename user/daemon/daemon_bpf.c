@@ -20,6 +20,7 @@
 #include "config.h"
 #include "log.h"
 #include "scx.h"
+#include "state.h"
 #include "util.h"
 #include "daemon.h"
 
@@ -57,6 +58,8 @@ static int prepare_obj(struct gov *g)
 		}
 	}
 	err = gov_obj_pin_globals(g->obj, g->o->pin_root);
+	if (!err)
+		err = pub_reuse(g);
 	if (err)
 		return err;
 	return bpf_map__set_max_entries(m, g->nr_cpus);
@@ -107,7 +110,8 @@ static void map_cpu_state(struct gov *g)
 static int init_maps(struct gov *g)
 {
 	/* A reload keeps what `govloader set` changed; a start begins anew. */
-	struct cfg_write w = { .how = g->scx_restarts ? CFG_WRITE_KEEP : CFG_WRITE_START };
+	struct cfg_write w = { .how = g->scx_restarts ? CFG_WRITE_KEEP : CFG_WRITE_START,
+			       .state = g->st };
 	struct bpfgov_control ctl = {};
 	struct bpfgov_cpu_state s;
 	__u32 zero = 0, cpu;
@@ -193,6 +197,11 @@ int bpfs_load(struct gov *g, const struct bpfs_ops *ops,
 	if (err) {
 		pr_warn("cannot make the pins under %s private: %s\n", g->o->pin_root,
 			strerror(-err));
+		return err;
+	}
+	err = pub_open(g);
+	if (err) {
+		pr_warn("cannot map the %s map: %s\n", STATE_MAP, strerror(-err));
 		return err;
 	}
 	err = init_maps(g);

@@ -44,7 +44,6 @@ struct conn_slot {
 struct met_server {
 	struct MHD_Daemon *d;
 	const char *pin_root;
-	const struct met_shared *m;
 	/* watchdog */
 	pthread_t wd;
 	bool wd_started;
@@ -261,7 +260,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	if (accept && strstr(accept, "application/openmetrics-text"))
 		fmt = MET_OPENMETRICS;
-	if (met_render_buf(&buf, &len, fmt, s->pin_root, s->m, true))
+	if (met_render_buf(&buf, &len, fmt, s->pin_root, true))
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot read bpfgov's state\n", NULL);
 	r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
@@ -302,8 +301,7 @@ void met_server_stop(struct met_server *s)
 	free(s);
 }
 
-int met_server_start(struct met_server **out, const char *listen, const char *pin_root,
-		     const struct met_shared *m)
+int met_server_start(struct met_server **out, const char *listen, const char *pin_root)
 {
 	char addr[INET6_ADDRSTRLEN] = "?";
 	struct sockaddr_storage ss;
@@ -325,7 +323,6 @@ int met_server_start(struct met_server **out, const char *listen, const char *pi
 	if (!s)
 		return -ENOMEM;
 	s->pin_root = pin_root;
-	s->m = m;
 	for (i = 0; i < sizeof(s->slot) / sizeof(s->slot[0]); i++)
 		s->slot[i].fd = -1;
 	pthread_mutex_init(&s->lock, NULL);

@@ -56,28 +56,20 @@ static void set_rt(const struct gov *g)
 			 strerror(errno));
 }
 
-/* Sleep until the ring buffer has a record that wakes us, a reader asks
- * for the status (or @timeout_ms), note when we came out of the wait,
- * then apply what is there. */
+/* Sleep until the ring buffer has a record that wakes us (or
+ * @timeout_ms), note when we came out of the wait, then apply what is
+ * there. */
 static int wait_decisions(struct gov *g, int timeout_ms)
 {
-	struct epoll_event ev[2];
-	char buf[64];
-	int n, i;
+	struct epoll_event ev;
+	int n;
 
-	n = epoll_wait(g->rb_epfd, ev, 2, timeout_ms);
+	n = epoll_wait(g->rb_epfd, &ev, 1, timeout_ms);
 	if (n < 0)
 		n = -errno;
 	g->woke_ns = mono_ns();
 	if (n <= 0)
 		return n;
-	for (i = 0; i < n; i++) {
-		if (ev[i].data.u64 != STATUS_REQ_TAG)
-			continue;
-		while (read(g->req_fd, buf, sizeof(buf)) > 0)
-			;
-		g->status_req = true;
-	}
 	return ring_buffer__consume(g->rb);
 }
 
@@ -94,7 +86,7 @@ int loop_run(struct gov *g, __u64 t0, __u64 deadline)
 	if (g->bops->test_error && g->o->test_scx_error_after > 0)
 		err_at = now + (__u64)(g->o->test_scx_error_after * 1e9);
 #endif
-	publish_status(g, false);
+	pub_sync(g, true);
 	set_rt(g);
 	while (!loop_exiting) {
 		/* Sleep until a decision to apply, the next summary, the
@@ -141,11 +133,7 @@ int loop_run(struct gov *g, __u64 t0, __u64 deadline)
 		/* resume and hotplug: the drivers rewrote their registers */
 		for (n = watch_platform(g, now); n > 0; n--)
 			apply_all(g);
-		if (g->status_req) {
-			/* with every record up to the request: consumed above */
-			g->status_req = false;
-			publish_status(g, true);
-		}
+		pub_sync(g, false);
 		if (now >= next) {
 			g->woke_ns = mono_ns();
 			ring_buffer__consume(g->rb);	/* what did not wake us */
@@ -158,9 +146,7 @@ int loop_run(struct gov *g, __u64 t0, __u64 deadline)
 					strerror(-journal_error(g->jnl)));
 				return journal_error(g->jnl);
 			}
-			if (g->req_fd < 0)
-				publish_status(g, false);
-			met_update_actuator(g->met, g->act);
+			pub_sync(g, true);
 			++sec;
 			bpfs_wake_sample(g, sec % WAKE_SAMPLE_PERIOD < WAKE_SAMPLE_ON);
 			bpfs_timer_learning(g);

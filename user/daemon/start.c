@@ -7,11 +7,12 @@
  * (one flush, so that no decision waits for the disk), BPF load with maps
  * pinned by name, map initialisation, attach, ring buffer. Decisions
  * arrive on `events` and are applied at once; once a second the loader
- * prints a summary and re-asserts registers someone else rewrote. Its
- * actuator state for `status` is published when `status` asks.
+ * prints a summary and re-asserts registers someone else rewrote. Its own
+ * state (actuator counters, latency, profile, origins) is the pinned
+ * loader_state map, which it writes through a mapping (publish.c).
  *
  * This file is the daemon's hub: it sets up and tears down the parts that
- * live beside it (user/daemon.h names them), and hands them to the loop
+ * live beside it (user/daemon/daemon.h names them), and hands them to the loop
  * (loop.c), which calls them.
  */
 #include <errno.h>
@@ -107,9 +108,8 @@ static int start_main(struct start_opts *o)
 {
 	struct act_opts ao = {};
 	struct gov g = { .o = o, .lock_fd = -1, .cpu_fd = -1, .ctl_fd = -1, .tun_fd = -1, .online_fd = -1,
-			 .req_fd = -1, .pid = getpid() };
+			 .st_fd = -1, .pid = getpid() };
 	struct sigaction sa = { .sa_handler = on_signal };
-	char path[PATH_MAX];
 	__u64 t0, deadline = 0;
 	pid_t owner;
 	int err, ret = 1;
@@ -165,7 +165,6 @@ static int start_main(struct start_opts *o)
 		ret = EXIT_JOURNAL;	/* an operator decides: no restart helps */
 		goto cleanup;
 	}
-	status_req_open(&g);
 	/* A dead instance's origins are not ours; loading writes ours. */
 	cfg_origins_remove(gov_run_dir());
 
@@ -175,14 +174,10 @@ static int start_main(struct start_opts *o)
 	g.pins_made = true;
 
 	g.last_seq = calloc(g.nr_cpus, sizeof(*g.last_seq));
-	g.lat.ns = calloc(LAT_SAMPLES, sizeof(__u64));
-	g.lat_wake.ns = calloc(LAT_SAMPLES, sizeof(__u64));
-	g.lat_proc.ns = calloc(LAT_SAMPLES, sizeof(__u64));
-	g.lat_sorted = calloc(LAT_SAMPLES, sizeof(*g.lat_sorted));
 	g.pend = calloc(g.nr_cpus, sizeof(*g.pend));
 	g.pend_floor = calloc(g.nr_cpus, sizeof(*g.pend_floor));
 	g.idle_now = calloc(g.nr_cpus, sizeof(*g.idle_now));
-	if (!g.last_seq || !g.lat.ns || !g.lat_wake.ns || !g.lat_proc.ns || !g.lat_sorted || !g.pend || !g.pend_floor || !g.idle_now) {
+	if (!g.last_seq || !g.pend || !g.pend_floor || !g.idle_now) {
 		pr_warn("out of memory\n");
 		goto cleanup;
 	}
@@ -199,7 +194,6 @@ static int start_main(struct start_opts *o)
 	err = act_open(&g.act, &ao);
 	if (err)
 		goto cleanup;
-	render_platform(&g);
 	if (!o->dry_run) {
 		err = journal_init(&g.jnl, gov_run_dir());
 		if (err) {
@@ -228,10 +222,6 @@ static int start_main(struct start_opts *o)
 	err = start_metrics(&g);
 	if (err)
 		goto cleanup;
-	if (g.met) {
-		g.met->follow_ppd = g.gc.follow_ppd;
-		met_set_str(g.met->ppd_profile, g.gc.ppd_profile);
-	}
 	if (g.ppd && ppd_run(g.ppd))
 		goto cleanup;
 
@@ -243,7 +233,6 @@ static int start_main(struct start_opts *o)
 				apply_event);
 		if (err)
 			goto cleanup;
-		status_req_watch(&g);
 		if (!g.scx_restarts)
 			say_backend(&g);	/* once, when everything is up */
 		err = loop_run(&g, t0, deadline);
@@ -293,23 +282,14 @@ cleanup:
 		}
 	}
 	act_close(g.act);
-	status_req_close(&g);
-	snprintf(path, sizeof(path), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
-	unlink(path);
+	pub_close(&g);
 	if (g.lock_fd >= 0)
 		cfg_origins_remove(gov_run_dir());
-	met_destroy(g.met, gov_run_dir());
-	free(g.plat_json);
-	free(g.status_doc);
 	if (g.online_fd >= 0)
 		close(g.online_fd);
 	free(g.pend);
 	free(g.pend_floor);
 	free(g.idle_now);
-	free(g.lat_sorted);
-	free(g.lat.ns);
-	free(g.lat_wake.ns);
-	free(g.lat_proc.ns);
 	free(g.last_seq);
 	gov_lock_release(g.lock_fd);
 	return ret;

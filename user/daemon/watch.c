@@ -50,7 +50,7 @@ int watch_ppd_open(struct gov *g)
  * the new profile does not set) and hand them to the running programs. */
 void watch_ppd(struct gov *g)
 {
-	struct cfg_write w = { .how = CFG_WRITE_KEEP };
+	struct cfg_write w = { .how = CFG_WRITE_KEEP, .state = g->st };
 	char active[PPD_NAME_LEN], msg[512];
 	struct gov_config old;
 	const char *prof;
@@ -58,7 +58,6 @@ void watch_ppd(struct gov *g)
 
 	if (!ppd_take(g->ppd, active, sizeof(active)))
 		return;
-	met_set_str(g->met->ppd_profile, active);
 	prof = ppd_to_profile(active);
 	old = g->gc;
 	if (!prof) {
@@ -83,9 +82,7 @@ void watch_ppd(struct gov *g)
 	g->cfg = g->gc.cfg;
 	if (w.how != CFG_WRITE_PROFILE)
 		return;
-	met_set_str(g->met->profile, prof);
-	__atomic_store_n(&g->met->profile_switches, g->met->profile_switches + 1,
-			 __ATOMIC_RELAXED);
+	g->st->profile_switches++;
 	pr_info("power-profiles-daemon switched to %s: profile %s\n", active, prof);
 	if (act_set_epp(g->act, act_epp_for_profile(prof)) < 0)
 		g->act_errors++;

@@ -46,6 +46,7 @@
 #include "log.h"
 #include "measure.h"
 #include "platform.h"
+#include "state.h"
 #include "util.h"
 #include "govlab_cmds.h"
 
@@ -627,11 +628,22 @@ static int govloader_exe(char *buf, size_t n)
 	return 0;
 }
 
+/* Whether the child runs: its state map says it attached. */
+static bool gov_attached(const struct vctx *v)
+{
+	struct bpfgov_loader_state *ld = malloc(sizeof(*ld));
+	bool up = ld && !state_read(v->o.pin_root, ld) && ld->running &&
+		  ld->pid == (__u32)v->gov_pid;
+
+	free(ld);
+	return up;
+}
+
 /* Start `govloader start` on the same roots; 0 once it runs, else -errno
  * and @why. */
 static int gov_up(struct vctx *v, char *why, size_t n)
 {
-	char exe[PATH_MAX], log[PATH_MAX], status[PATH_MAX];
+	char exe[PATH_MAX], log[PATH_MAX];
 	pid_t owner = gov_lock_owner();
 	__u64 end;
 	int fd;
@@ -666,7 +678,6 @@ static int gov_up(struct vctx *v, char *why, size_t n)
 		      v->o.pin_root, "--duration", "900", (char *)NULL);
 		_exit(127);
 	}
-	snprintf(status, sizeof(status), "%s/%s", gov_run_dir(), GOV_STATUS_FILE);
 	end = mono_ns() + 60000000000ull;
 	while (mono_ns() < end && !v_stop) {
 		int st;
@@ -677,7 +688,7 @@ static int gov_up(struct vctx *v, char *why, size_t n)
 				 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 			return -ECHILD;
 		}
-		if (gov_lock_owner() == v->gov_pid && path_exists(status))
+		if (gov_lock_owner() == v->gov_pid && gov_attached(v))
 			return 0;
 		usleep(50000);
 	}

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "util.h"
 #include "log.h"
+#include "state.h"
 #include "tunables.h"
 
 /* ------------------------------------------------------------ origins */
@@ -678,6 +679,7 @@ int cfg_tunables_write(const char *dir, int map_fd, struct gov_config *gc,
 		snprintf(msg, len, "cannot write the tunables map: %s", strerror(-err));
 		goto cleanup;
 	}
+	state_put_config(w->state, gc);
 	err = cfg_origins_write(dir, gc);
 	if (err)
 		pr_warn("tunables applied, but cannot record their origins in %s: %s\n", dir,

@@ -181,11 +181,13 @@ struct cfg_write {
 	const char *const *kv;		/* CFG_WRITE_SET: "key=value", validated */
 	int nr_kv;
 	struct bpfgov_config before;	/* out: what the map held (CFG_WRITE_SET) */
+	struct bpfgov_loader_state *state;	/* the state map, mapped: origins and
+						 * profile go there too (NULL: not) */
 };
 
 /*
- * The one writer of the running tunables: the pinned map @map_fd and the
- * origins file in @dir, both under an exclusive flock on @dir, so that a
+ * The one writer of the running tunables: the pinned map @map_fd, the
+ * origins file in @dir and the state map's origins (@w->state), both under an exclusive flock on @dir, so that a
  * `govloader set`, a power-profiles-daemon switch and a scheduler reload
  * never undo each other. @gc is the daemon's copy (in: as built; out: as
  * written); for CFG_WRITE_SET it is out only. 0, or -errno with one line in

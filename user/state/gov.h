@@ -12,12 +12,6 @@
 #include <sys/types.h>
 #include "bpfgov.h"
 
-/* `start` publishes what only it knows (actuator state) here, atomically:
- * at start, and again whenever `status` asks through GOV_STATUS_REQ, a FIFO
- * `start` keeps open (one byte asks). No request, no rewrite: a loader
- * nobody asks makes no system call for it. */
-#define GOV_STATUS_FILE	"status.json"
-#define GOV_STATUS_REQ	"status.req"
 
 /* One record as text or JSON (tail.c). */
 void print_event(FILE *f, const struct bpfgov_event *e, int json);
@@ -28,6 +22,7 @@ struct snapshot {
 	struct bpfgov_control ctl;
 	struct bpfgov_config cfg;
 	struct bpfgov_cpu_state *cpus;	/* nr_cpus entries, the caller frees */
+	struct bpfgov_loader_state *ld;	/* the loader's state, the caller frees */
 };
 
 /* A CPU's smoothed utilization (0..1024) as of @now (CLOCK_MONOTONIC),
@@ -35,7 +30,8 @@ struct snapshot {
  * util is as of the CPU's last scheduler event, stale on a CPU that idles.
  * What `status` and start's summary line both show. */
 __u32 gov_util_now(const struct bpfgov_cpu_state *s, const struct bpfgov_config *c, __u64 now);
-/* One read of the pinned maps (cpu_state, tunables, control); -errno. */
+/* One read of the pinned maps (cpu_state, tunables, control,
+ * loader_state); -errno. */
 int snapshot_read(const char *pin_root, struct snapshot *s);
 /* Is a running owner behind these pins? Explains what is wrong if not:
  * 0, EXIT_NOT_RUNNING or 1. */

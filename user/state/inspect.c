@@ -12,6 +12,7 @@
 #include "common.h"
 #include "gov.h"
 #include "log.h"
+#include "state.h"
 #include "bpfgov_policy.h"
 
 __u32 gov_util_now(const struct bpfgov_cpu_state *s, const struct bpfgov_config *c, __u64 now)
@@ -53,6 +54,8 @@ int snapshot_read(const char *pin_root, struct snapshot *s)
 			goto out;
 		}
 	}
+	s->ld = calloc(1, sizeof(*s->ld));
+	err = s->ld ? state_read(pin_root, s->ld) : -ENOMEM;
 out:
 	if (cpu_fd >= 0)
 		close(cpu_fd);

@@ -7,16 +7,12 @@
  *
  * Sources, read at render time: the pinned `cpu_state` and `control` maps
  * (decisions, util, floor, idle pick, counters kept by the BPF programs)
- * and the loader's shared page (actuation writes, errors, latency).
+ * and `loader_state` (actuation writes, errors, latency, profile).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,150 +22,13 @@
 #include "common.h"
 #include "log.h"
 #include "metrics.h"
+#include "state.h"
 
-/* Upper bounds of the actuation latency histogram, seconds. */
-static const double lat_bounds[MET_LAT_BUCKETS] = {
-	5e-6, 10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6,
-	1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3,
+/* The Prometheus histogram's upper bounds, microseconds: each one is a
+ * bound of the state map's finer buckets (state_lat_bounds_ns). */
+static const __u64 lat_bounds_us[] = {
+	5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 100000,
 };
-
-#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define BUMP(x, n)	__atomic_store_n(&(x), (x) + (n), __ATOMIC_RELAXED)
-
-/* ---------------------------------------------------------- shared page */
-
-static size_t met_size(int nr_cpus)
-{
-	return sizeof(struct met_shared) + (size_t)nr_cpus * sizeof(struct met_cpu);
-}
-
-struct met_shared *met_create(const char *run_dir, int nr_cpus)
-{
-	char path[PATH_MAX];
-	struct met_shared *m;
-	size_t len = met_size(nr_cpus);
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", run_dir, GOV_METRICS_FILE);
-	unlink(path);
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return NULL;
-	if (ftruncate(fd, len)) {
-		close(fd);
-		unlink(path);
-		return NULL;
-	}
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		unlink(path);
-		return NULL;
-	}
-	m->version = MET_VERSION;
-	m->size = len;
-	m->nr_cpus = nr_cpus;
-	m->pid = getpid();
-	__atomic_store_n(&m->magic, MET_MAGIC, __ATOMIC_RELEASE);
-	return m;
-}
-
-void met_destroy(struct met_shared *m, const char *run_dir)
-{
-	char path[PATH_MAX];
-
-	if (!m)
-		return;
-	snprintf(path, sizeof(path), "%s/%s", run_dir, GOV_METRICS_FILE);
-	unlink(path);
-	munmap(m, m->size);
-}
-
-void met_observe_latency(struct met_shared *m, __u64 ns)
-{
-	double s = ns / 1e9;
-	int i = 0;
-
-	if (!m)
-		return;
-	while (i < MET_LAT_BUCKETS && s > lat_bounds[i])
-		i++;
-	BUMP(m->lat_bucket[i], 1);
-	BUMP(m->lat_sum_ns, ns);
-}
-
-void met_count_error(struct met_shared *m)
-{
-	if (m)
-		BUMP(m->act_errors, 1);
-}
-
-void met_update_actuator(struct met_shared *m, const struct actuator *a)
-{
-	struct act_cpu_info ai;
-	__u32 cpu;
-
-	if (!m || !a)
-		return;
-	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
-		memset(&ai, 0, sizeof(ai));
-		if (act_cpu_info(a, cpu, &ai))
-			continue;
-		__atomic_store_n(&m->cpu[cpu].writes, ai.writes, __ATOMIC_RELAXED);
-		__atomic_store_n(&m->cpu[cpu].reasserts, ai.reasserts, __ATOMIC_RELAXED);
-		__atomic_store_n(&m->cpu[cpu].errors, ai.errors, __ATOMIC_RELAXED);
-		__atomic_store_n(&m->cpu[cpu].driver_rewrites, ai.driver_rewrites,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&m->cpu[cpu].hw_min, ai.hw_min, __ATOMIC_RELAXED);
-		__atomic_store_n(&m->cpu[cpu].online, ai.online, __ATOMIC_RELAXED);
-	}
-}
-
-/* Strings change rarely (profile switches); a reader may see a torn one
- * only during that switch and still prints a valid, escaped label. */
-void met_set_str(char *dst, const char *src)
-{
-	size_t n = src ? strnlen(src, MET_NAME_LEN - 1) : 0;
-
-	memset(dst, 0, MET_NAME_LEN);
-	if (n)
-		memcpy(dst, src, n);
-}
-
-const struct met_shared *met_open(const char *run_dir, size_t *len)
-{
-	char path[PATH_MAX];
-	struct met_shared *m;
-	struct stat st;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", run_dir, GOV_METRICS_FILE);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(*m) || st.st_size > (1 << 20)) {
-		close(fd);
-		return NULL;
-	}
-	m = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	if (__atomic_load_n(&m->magic, __ATOMIC_ACQUIRE) != MET_MAGIC ||
-	    m->version != MET_VERSION || m->size != st.st_size ||
-	    met_size(m->nr_cpus) != (size_t)st.st_size) {
-		munmap(m, st.st_size);
-		return NULL;
-	}
-	*len = st.st_size;
-	return m;
-}
-
-void met_close(const struct met_shared *m, size_t len)
-{
-	if (m)
-		munmap((void *)m, len);
-}
 
 /* ------------------------------------------------------------ rendering */
 
@@ -187,21 +46,16 @@ struct ctx {
 	__u32 nr_cpus;
 	struct bpfgov_cpu_state *cs;	/* nr_cpus entries, valid[] says which */
 	bool *valid;
-	const struct met_shared *m;
+	struct bpfgov_loader_state *ld;	/* NULL: no loader state */
 };
 
 /* A label value, escaped as both formats require. */
 static void label_val(FILE *f, const char *s)
 {
-	char buf[MET_NAME_LEN + 1];
-	size_t i, n;
+	size_t i, n = strlen(s);
 
-	/* Copy first: the shared page may change under us. */
-	n = strnlen(s, MET_NAME_LEN);
-	memcpy(buf, s, n);
-	buf[n] = '\0';
 	for (i = 0; i < n; i++) {
-		unsigned char c = buf[i];
+		unsigned char c = s[i];
 
 		if (c == '\\' || c == '"')
 			fprintf(f, "\\%c", c);
@@ -279,29 +133,27 @@ static double v_pick(const struct ctx *c, __u32 cpu, const void *arg)
 	return p == BPFGOV_NO_STATE ? -1.0 : (double)p;
 }
 
-/* Loader counters: from the shared page, 0 without it. */
+/* Loader counters (a __u64 of struct bpfgov_loader_cpu at @arg): from
+ * the state map, 0 without it. */
 static double v_act(const struct ctx *c, __u32 cpu, const void *arg)
 {
-	const struct met_cpu *mc;
+	__u64 v;
 
-	if (!c->m || cpu >= c->m->nr_cpus)
+	if (!c->ld || cpu >= c->ld->nr_cpus || cpu >= BPFGOV_MAX_CPUS)
 		return 0;
-	mc = &c->m->cpu[cpu];
-	switch ((size_t)arg) {
-	case 0: return LOAD(mc->writes);
-	case 1: return LOAD(mc->reasserts);
-	case 2: return LOAD(mc->errors);
-	case 3: return LOAD(mc->driver_rewrites);
-	}
-	return 0;
+	memcpy(&v, (const char *)&c->ld->cpu[cpu] + (size_t)arg, sizeof(v));
+	return (double)v;
 }
 
 static double v_applied(const struct ctx *c, __u32 cpu, const void *arg)
 {
-	__u32 v = c->m && cpu < c->m->nr_cpus ? LOAD(c->m->cpu[cpu].hw_min) : 0;
+	__u32 v;
 
+	if (!c->ld || cpu >= c->ld->nr_cpus || cpu >= BPFGOV_MAX_CPUS)
+		return 0;
+	v = c->ld->cpu[cpu].hw_min;
 	/* cpufreq reports kHz: base unit hertz. */
-	return c->m && !strcmp(c->m->backend, "cpufreq") ? v * 1000.0 : v;
+	return !strcmp(c->ld->backend, "cpufreq") ? v * 1000.0 : v;
 }
 
 #define OFF(f)	((const void *)offsetof(struct bpfgov_cpu_state, f))
@@ -326,6 +178,11 @@ static int read_maps(struct ctx *c, const char *pin_root)
 		return -ENOMEM;
 	for (cpu = 0; cpu < c->nr_cpus; cpu++)
 		c->valid[cpu] = !bpf_map_lookup_elem(c->cpu_fd, &cpu, &c->cs[cpu]);
+	c->ld = malloc(sizeof(*c->ld));
+	if (c->ld && state_read(pin_root, c->ld)) {
+		free(c->ld);	/* only what the BPF maps show */
+		c->ld = NULL;
+	}
 	return 0;
 }
 
@@ -346,7 +203,7 @@ static void render_info(struct ctx *c, bool up)
 	fprintf(c->f, "bpfgov_build_info{version=\"%s\",mode=\"", BPFGOV_VERSION);
 	label_val(c->f, have_ctl ? mode_name(ctl.mode) : "none");
 	fputs("\",backend=\"", c->f);
-	label_val(c->f, c->m && up ? c->m->backend : "none");
+	label_val(c->f, c->ld && up ? c->ld->backend : "none");
 	fputs("\",kernel=\"", c->f);
 	label_val(c->f, u.release);
 	fputs("\"} 1\n", c->f);
@@ -362,18 +219,18 @@ static void render_info(struct ctx *c, bool up)
 	family(c, "bpfgov_actuating", "gauge",
 	       "1 when decisions are applied to hardware or kernel knobs, 0 in dry-run or without a backend.");
 	fprintf(c->f, "bpfgov_actuating %u\n", ctl.actuating ? 1 : 0);
-	if (c->m) {
+	if (c->ld) {
 		family(c, "bpfgov_profile_info", "gauge",
 		       "The bpfgov profile in force, and power-profiles-daemon's active profile when followed.");
 		fputs("bpfgov_profile_info{profile=\"", c->f);
-		label_val(c->f, c->m->profile);
+		label_val(c->f, c->ld->profile);
 		fputs("\",ppd_profile=\"", c->f);
-		label_val(c->f, c->m->follow_ppd ? c->m->ppd_profile : "");
+		label_val(c->f, c->ld->follow_ppd ? c->ld->ppd_profile : "");
 		fputs("\"} 1\n", c->f);
 		family(c, "bpfgov_profile_switches", "counter",
 		       "Profile switches applied at run time (power-profiles-daemon changes).");
 		fprintf(c->f, "bpfgov_profile_switches_total %llu\n",
-			(unsigned long long)LOAD(c->m->profile_switches));
+			(unsigned long long)c->ld->profile_switches);
 	}
 }
 
@@ -439,44 +296,49 @@ static void render_cpus(struct ctx *c)
 	(void)v_u32;
 }
 
+#define LD_OFF(f)	((const void *)offsetof(struct bpfgov_loader_cpu, f))
+
 static void render_actuation(struct ctx *c)
 {
-	__u64 cum = 0, sum;
-	int i;
+	const struct bpfgov_lat_hist *h;
+	__u64 cum = 0;
+	size_t i, b = 0;
 
 	family(c, "bpfgov_actuation_writes", "counter",
 	       "Register and file writes made to apply decisions.");
-	per_cpu(c, "bpfgov_actuation_writes_total", NULL, v_act, (void *)0);
+	per_cpu(c, "bpfgov_actuation_writes_total", NULL, v_act, LD_OFF(writes));
 	family(c, "bpfgov_actuation_reasserts", "counter",
 	       "Rewrites after someone else changed a register bpfgov owns.");
-	per_cpu(c, "bpfgov_actuation_reasserts_total", NULL, v_act, (void *)1);
+	per_cpu(c, "bpfgov_actuation_reasserts_total", NULL, v_act, LD_OFF(reasserts));
 	family(c, "bpfgov_actuation_errors", "counter", "Writes that failed.");
-	per_cpu(c, "bpfgov_actuation_errors_total", NULL, v_act, (void *)2);
+	per_cpu(c, "bpfgov_actuation_errors_total", NULL, v_act, LD_OFF(errors));
 	family(c, "bpfgov_actuation_driver_rewrites", "counter",
 	       "Rewrites of the floor register (HWP_REQUEST, CPPC_REQ) by its driver under bpfgov.");
-	per_cpu(c, "bpfgov_actuation_driver_rewrites_total", NULL, v_act, (void *)3);
-	if (!c->m)
+	per_cpu(c, "bpfgov_actuation_driver_rewrites_total", NULL, v_act,
+		LD_OFF(driver_rewrites));
+	if (!c->ld)
 		return;
+	h = &c->ld->lat;
 	family(c, "bpfgov_actuation_latency_seconds", "histogram",
 	       "From the BPF decision to the completed write.");
-	for (i = 0; i <= MET_LAT_BUCKETS; i++) {
-		cum += LOAD(c->m->lat_bucket[i]);
-		if (i == MET_LAT_BUCKETS)
-			fprintf(c->f, "bpfgov_actuation_latency_seconds_bucket{le=\"+Inf\"} %llu\n",
-				(unsigned long long)cum);
-		else
-			fprintf(c->f, "bpfgov_actuation_latency_seconds_bucket{le=\"%g\"} %llu\n",
-				lat_bounds[i], (unsigned long long)cum);
+	/* the state's buckets summed up to each bound of the exposition */
+	for (i = 0; i < sizeof(lat_bounds_us) / sizeof(lat_bounds_us[0]); i++) {
+		for (; b < BPFGOV_LAT_BUCKETS - 1 &&
+		       state_lat_bounds_ns[b] <= lat_bounds_us[i] * 1000; b++)
+			cum += h->bucket[b];
+		fprintf(c->f, "bpfgov_actuation_latency_seconds_bucket{le=\"%g\"} %llu\n",
+			lat_bounds_us[i] / 1e6, (unsigned long long)cum);
 	}
-	sum = LOAD(c->m->lat_sum_ns);
-	fprintf(c->f, "bpfgov_actuation_latency_seconds_sum %.9g\n", sum / 1e9);
+	cum = state_lat_count(h);
+	fprintf(c->f, "bpfgov_actuation_latency_seconds_bucket{le=\"+Inf\"} %llu\n",
+		(unsigned long long)cum);
+	fprintf(c->f, "bpfgov_actuation_latency_seconds_sum %.9g\n", h->sum_ns / 1e9);
 	fprintf(c->f, "bpfgov_actuation_latency_seconds_count %llu\n", (unsigned long long)cum);
 }
 
-int met_render(FILE *out, enum met_format fmt, const char *pin_root,
-	       const struct met_shared *m, bool up)
+int met_render(FILE *out, enum met_format fmt, const char *pin_root, bool up)
 {
-	struct ctx c = { .f = out, .fmt = fmt, .cpu_fd = -1, .ctl_fd = -1, .m = m };
+	struct ctx c = { .f = out, .fmt = fmt, .cpu_fd = -1, .ctl_fd = -1 };
 	int err = 0;
 
 	if (up) {
@@ -497,18 +359,19 @@ int met_render(FILE *out, enum met_format fmt, const char *pin_root,
 		close(c.ctl_fd);
 	free(c.cs);
 	free(c.valid);
+	free(c.ld);
 	return ferror(out) ? -EIO : 0;
 }
 
 int met_render_buf(char **buf, size_t *len, enum met_format fmt, const char *pin_root,
-		   const struct met_shared *m, bool up)
+		   bool up)
 {
 	FILE *f = open_memstream(buf, len);
 	int err;
 
 	if (!f)
 		return -errno;
-	err = met_render(f, fmt, pin_root, m, up);
+	err = met_render(f, fmt, pin_root, up);
 	if (fclose(f) && !err)
 		err = -EIO;
 	if (err) {

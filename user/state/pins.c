@@ -26,7 +26,7 @@
 #include "util.h"
 
 const char *const gov_pinned_maps[] = {
-	"cpu_state", "tunables", "control", "events", "tap", NULL,
+	"cpu_state", "tunables", "control", "events", "tap", "loader_state", NULL,
 };
 
 /* Pinned maps that are BPF globals, each in a section of its own (libbpf
