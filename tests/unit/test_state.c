@@ -120,7 +120,7 @@ static void test_origins(void **state)
 	snprintf(gc->profile, sizeof(gc->profile), "%s", "powersave");
 	snprintf(gc->file, sizeof(gc->file), "%s", "/etc/bpfgov.conf");
 	gc->follow_ppd = true;
-	state_put_config(st, gc);
+	cfg_state_put(st, gc);
 	assert_int_equal(st->origin.headroom_pct, BPFGOV_ORIGIN_FILE);
 	assert_int_equal(st->origin.poll_max_us, BPFGOV_ORIGIN_PROFILE);
 	assert_int_equal(st->origin.remote_scan_us, BPFGOV_ORIGIN_SET);

@@ -197,8 +197,7 @@ void apply_reassert(struct gov *g);
 void apply_all(struct gov *g);
 
 /* --- publish.c --- */
-int pub_reuse(struct gov *g);
-int pub_open(struct gov *g);
+void pub_open(struct gov *g);
 void pub_sync(struct gov *g, bool all);
 void pub_close(struct gov *g);
 int write_json_file(struct gov *g, const char *path);

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bpfgov.h"
@@ -45,7 +46,7 @@ static int secure_pins(struct gov *g)
  * the globals among them by gov_obj_pin_globals(). */
 static int prepare_obj(struct gov *g)
 {
-	struct bpf_map *m;
+	struct bpf_map *m, *st;
 	int i, err;
 
 	m = bpf_object__find_map_by_name(g->obj, "cpu_state");
@@ -58,9 +59,13 @@ static int prepare_obj(struct gov *g)
 		}
 	}
 	err = gov_obj_pin_globals(g->obj, g->o->pin_root);
-	if (!err)
-		err = pub_reuse(g);
 	if (err)
+		return err;
+	/* a reload keeps the loader_state map the loader has mapped */
+	st = gov_obj_map(g->obj, STATE_MAP);
+	if (!st)
+		return -ENOENT;
+	if (g->st_fd >= 0 && (err = bpf_map__reuse_fd(st, g->st_fd)))
 		return err;
 	return bpf_map__set_max_entries(m, g->nr_cpus);
 }
@@ -171,6 +176,24 @@ void bpfs_unload(struct gov *g)
 	g->obj = NULL;
 }
 
+/* The loader_state map, mapped once, at the first load: its fd outlives
+ * every reload (prepare_obj() reuses it). */
+static int state_open(struct gov *g)
+{
+	int fd;
+
+	if (g->st)
+		return 0;
+	fd = bpfs_map_fd(g, STATE_MAP);
+	if (fd < 0)
+		return fd;
+	g->st_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (g->st_fd < 0)
+		return -errno;
+	g->st = state_map(g->st_fd);
+	return g->st ? 0 : -errno;
+}
+
 int bpfs_load(struct gov *g, const struct bpfs_ops *ops,
 	      int (*on_event)(void *ctx, void *data, size_t size))
 {
@@ -199,7 +222,7 @@ int bpfs_load(struct gov *g, const struct bpfs_ops *ops,
 			strerror(-err));
 		return err;
 	}
-	err = pub_open(g);
+	err = state_open(g);
 	if (err) {
 		pr_warn("cannot map the %s map: %s\n", STATE_MAP, strerror(-err));
 		return err;

@@ -71,7 +71,7 @@ static void pub_fill(struct gov *g, struct bpfgov_loader_state *st)
 	st->floor_applied = !g->o->no_floor;
 	st->idle_applied = !g->o->no_idle;
 	STATE_SET_STR(st->idle_driver, g->idle_driver);
-	state_put_config(st, &g->gc);
+	cfg_state_put(st, &g->gc);
 	pub_platform(g, st);
 }
 
@@ -126,37 +126,14 @@ static void pub_copy(struct gov *g, struct bpfgov_loader_state *st, bool cpus)
 	}
 }
 
-/* Before each load: a reload takes the map the first load made, so the
- * state (and every reader's view of it) goes on across a scheduler
- * restart. */
-int pub_reuse(struct gov *g)
+/* After the first load (the BPF side mapped the map): what only the
+ * loader knows, once. */
+void pub_open(struct gov *g)
 {
-	struct bpf_map *m = gov_obj_map(g->obj, STATE_MAP);
-
-	if (!m)
-		return -ENOENT;
-	return g->st_fd >= 0 ? bpf_map__reuse_fd(m, g->st_fd) : 0;
-}
-
-/* After the first load: keep the map (past every unload) and map it. */
-int pub_open(struct gov *g)
-{
-	int fd;
-
-	if (g->st)
-		return 0;
-	fd = bpfs_map_fd(g, STATE_MAP);
-	if (fd < 0)
-		return fd;
-	g->st_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (g->st_fd < 0)
-		return -errno;
-	g->st = state_map(g->st_fd);
 	if (!g->st)
-		return -errno;
+		return;
 	pub_fill(g, g->st);
 	pub_copy(g, g->st, true);
-	return 0;
 }
 
 void pub_close(struct gov *g)

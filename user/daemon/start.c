@@ -233,8 +233,10 @@ static int start_main(struct start_opts *o)
 				apply_event);
 		if (err)
 			goto cleanup;
-		if (!g.scx_restarts)
+		if (!g.scx_restarts) {
+			pub_open(&g);
 			say_backend(&g);	/* once, when everything is up */
+		}
 		err = loop_run(&g, t0, deadline);
 		bpfs_unload(&g);
 		if (err < 0)

@@ -175,7 +175,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 			struct sockaddr_storage ss;
 			unsigned int sl;
 
-			if (met_listen_parse(optarg, &ss, &sl)) {
+			if (listen_addr_parse(optarg, &ss, &sl)) {
 				pr_warn("start: --metrics-listen '%.64s': expected PORT, ADDR:PORT or [ADDR]:PORT\n",
 					optarg);
 				return -EINVAL;

@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include "util.h"
 
 int read_text(const char *path, int oflags, char *buf, size_t size, size_t *len)
@@ -487,4 +490,57 @@ int spec_each(const char *spec, const char *opt, const char *want,
 		ret = item(it, ctx, err, errlen);
 	free(dup);
 	return ret;
+}
+
+int listen_addr_parse(const char *s, void *ss_, unsigned int *len)
+{
+	struct sockaddr_storage *ss = ss_;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	char host[64];
+	const char *port_s, *end;
+	unsigned long port;
+	char *e;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!s || !*s)
+		return -EINVAL;
+	if (s[0] == '[') {
+		end = strchr(s, ']');
+		if (!end || end[1] != ':' || (size_t)(end - s - 1) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s + 1, end - s - 1);
+		host[end - s - 1] = '\0';
+		port_s = end + 2;
+	} else if ((end = strrchr(s, ':'))) {
+		if (end == s || (size_t)(end - s) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s, end - s);
+		host[end - s] = '\0';
+		port_s = end + 1;
+	} else {
+		strcpy(host, "127.0.0.1");
+		port_s = s;
+	}
+	if (*port_s < '0' || *port_s > '9')
+		return -EINVAL;
+	errno = 0;
+	port = strtoul(port_s, &e, 10);
+	if (errno || *e || port < 1 || port > 65535)
+		return -EINVAL;
+	if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		*len = sizeof(*a4);
+		return 0;
+	}
+	/* IPv6 bracketed or not: the port is after the last colon (a pod's
+	 * address from the downward API comes without brackets). */
+	if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		*len = sizeof(*a6);
+		return 0;
+	}
+	return -EINVAL;
 }

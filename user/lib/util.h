@@ -105,4 +105,8 @@ void fsync_dir(const char *dir);
 /* --- time --- */
 __u64 mono_ns(void);	/* CLOCK_MONOTONIC in ns */
 
+/* Parse "PORT", "ADDR:PORT" or "[V6ADDR]:PORT" (PORT alone binds
+ * 127.0.0.1). 0 or -EINVAL. */
+int listen_addr_parse(const char *s, void *sockaddr_storage, unsigned int *len);
+
 #endif /* __BPFGOV_UTIL_H */

@@ -27,7 +27,6 @@
 #include "config.h"
 #include "util.h"
 #include "log.h"
-#include "state.h"
 #include "tunables.h"
 
 /* ------------------------------------------------------------ origins */
@@ -622,6 +621,42 @@ static void keep_set(struct gov_config *gc, const struct gov_config *cur, bool a
 	}
 }
 
+#define __ONE(n, d, lo, hi, u, h) + 1
+_Static_assert(sizeof(struct bpfgov_origins) ==
+	       sizeof(enum bpfgov_origin) * (0 BPFGOV_TUNABLES(__ONE)) &&
+	       (0 BPFGOV_TUNABLES(__ONE)) <= CFG_MAX_TUNABLES, "origins: one enum per tunable");
+#undef __ONE
+#define SAME(a)	((int)ORIGIN_##a == (int)BPFGOV_ORIGIN_##a)
+_Static_assert(SAME(DEFAULT) && SAME(MACHINE) && SAME(PROFILE) && SAME(FILE) && SAME(SET) &&
+	       SAME(CMDLINE) && SAME(PPD) && (int)ORIGIN_NR == (int)BPFGOV_ORIGIN__MAX,
+	       "config.h's origins are the map's");
+#undef SAME
+
+/* A string into a fixed field of the map, NUL-padded (what bpftool shows). */
+static void put_str(char *dst, size_t n, const char *src)
+{
+	size_t len = src ? strnlen(src, n - 1) : 0;
+
+	memcpy(dst, src ? src : "", len);
+	memset(dst + len, 0, n - len);
+}
+
+void cfg_state_put(struct bpfgov_loader_state *st, const struct gov_config *gc)
+{
+	enum bpfgov_origin *o = (enum bpfgov_origin *)&st->origin;
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < sizeof(st->origin) / sizeof(*o); i++)
+		o[i] = i < CFG_MAX_TUNABLES ? (enum bpfgov_origin)gc->origin[i]
+					    : BPFGOV_ORIGIN_DEFAULT;
+	put_str(st->profile, sizeof(st->profile), gc->profile);
+	put_str(st->ppd_profile, sizeof(st->ppd_profile), gc->ppd_profile);
+	put_str(st->config_file, sizeof(st->config_file), gc->file);
+	st->follow_ppd = gc->follow_ppd;
+}
+
 int cfg_tunables_write(const char *dir, int map_fd, struct gov_config *gc,
 		       struct cfg_write *w, char *msg, size_t len)
 {
@@ -679,7 +714,7 @@ int cfg_tunables_write(const char *dir, int map_fd, struct gov_config *gc,
 		snprintf(msg, len, "cannot write the tunables map: %s", strerror(-err));
 		goto cleanup;
 	}
-	state_put_config(w->state, gc);
+	cfg_state_put(w->state, gc);
 	err = cfg_origins_write(dir, gc);
 	if (err)
 		pr_warn("tunables applied, but cannot record their origins in %s: %s\n", dir,

@@ -196,4 +196,9 @@ struct cfg_write {
 int cfg_tunables_write(const char *dir, int map_fd, struct gov_config *gc,
 		       struct cfg_write *w, char *msg, size_t len);
 
+/* The configuration's part of the loader_state map: origins, profile,
+ * PPD, config file (the tunables' writer calls it under its lock; start
+ * at set-up). */
+void cfg_state_put(struct bpfgov_loader_state *st, const struct gov_config *gc);
+
 #endif /* __BPFGOV_CONFIG_H */

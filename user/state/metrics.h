@@ -41,9 +41,6 @@ int met_render_buf(char **buf, size_t *len, enum met_format fmt, const char *pin
 
 /* --metrics-listen: serve met_render over HTTP (user/daemon/http.c). */
 struct met_server;
-/* Parse "PORT", "ADDR:PORT" or "[V6ADDR]:PORT" (PORT alone binds
- * 127.0.0.1). 0 or -EINVAL. */
-int met_listen_parse(const char *s, void *sockaddr_storage, unsigned int *len);
 int met_server_start(struct met_server **out, const char *listen, const char *pin_root);
 void met_server_stop(struct met_server *s);
 

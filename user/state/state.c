@@ -27,16 +27,6 @@ const __u64 state_lat_bounds_ns[BPFGOV_LAT_BUCKETS - 1] = {
 	100 * MS,
 };
 
-#define __ONE(n, d, lo, hi, u, h) + 1
-_Static_assert(sizeof(struct bpfgov_origins) ==
-	       sizeof(enum bpfgov_origin) * (0 BPFGOV_TUNABLES(__ONE)) &&
-	       (0 BPFGOV_TUNABLES(__ONE)) <= CFG_MAX_TUNABLES, "origins: one enum per tunable");
-#undef __ONE
-#define SAME(a)	((int)ORIGIN_##a == (int)BPFGOV_ORIGIN_##a)
-_Static_assert(SAME(DEFAULT) && SAME(MACHINE) && SAME(PROFILE) && SAME(FILE) && SAME(SET) &&
-	       SAME(CMDLINE) && SAME(PPD) && (int)ORIGIN_NR == (int)BPFGOV_ORIGIN__MAX,
-	       "config.h's origins are the map's");
-#undef SAME
 
 static size_t state_len(void)
 {
@@ -173,22 +163,6 @@ enum bpfgov_origin state_origin(const struct bpfgov_loader_state *st, size_t i)
 	const enum bpfgov_origin *o = (const enum bpfgov_origin *)&st->origin;
 
 	return i < sizeof(st->origin) / sizeof(*o) ? o[i] : BPFGOV_ORIGIN_DEFAULT;
-}
-
-void state_put_config(struct bpfgov_loader_state *st, const struct gov_config *gc)
-{
-	enum bpfgov_origin *o = (enum bpfgov_origin *)&st->origin;
-	size_t i;
-
-	if (!st)
-		return;
-	for (i = 0; i < sizeof(st->origin) / sizeof(*o); i++)
-		o[i] = i < CFG_MAX_TUNABLES ? (enum bpfgov_origin)gc->origin[i]
-					    : BPFGOV_ORIGIN_DEFAULT;
-	STATE_SET_STR(st->profile, gc->profile);
-	STATE_SET_STR(st->ppd_profile, gc->ppd_profile);
-	STATE_SET_STR(st->config_file, gc->file);
-	st->follow_ppd = gc->follow_ppd;
 }
 
 /* A string, or null for an empty one. */

@@ -16,7 +16,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "bpfgov.h"
-#include "config.h"
 #include "json_writer.h"
 
 #define STATE_MAP	"loader_state"
@@ -45,9 +44,6 @@ void state_set_str(char *dst, size_t n, const char *src);
 
 /* Tunable @i's origin (indexed like tunable_table). */
 enum bpfgov_origin state_origin(const struct bpfgov_loader_state *st, size_t i);
-/* The configuration's part: origins, profile, PPD, config file. Called by
- * the writer of the tunables (config.c), under its lock. */
-void state_put_config(struct bpfgov_loader_state *st, const struct gov_config *gc);
 
 /* The "actuator" object of `status --json` and of start's --report: the
  * state's fields, with @st->nr_cpus CPUs. */
