@@ -19,6 +19,8 @@
 # cache (min the driver's own). Asserted as in A and B, and measured: how
 # soon min is bpfgov's again after each rewrite that took it away, against
 # bpfgov's next floor decision for that CPU (`govloader tail --json`).
+# Part D, a CPU asleep at every once-a-second re-assert: min the driver's
+# own until the re-assert, held for the sleeping CPU, is made as it runs.
 . "$(dirname "$0")/../lib.sh"
 
 DRV=$TOP/build/bpfgov-standin-driver
@@ -258,4 +260,42 @@ for L in hwp cppc; do
 	BG_PIDS=("${BG_PIDS[@]:0:$nbg}")
 	ppd_fw balanced balanced
 done
+
+# D. A CPU that sleeps through the once-a-second re-asserts: a floor that
+# stands (floor_min = floor_max, so no floor change writes), a light load
+# (each CPU idle ~95% of the time), and the driver's rewrites of min from
+# its cache. Only the re-assert can bring bpfgov's min back, and the
+# loop's check finds the CPU asleep nearly every time: the re-assert is
+# held, the CPU's next busy run asked for a record, and made on it.
+L=hwp REG=$((0x774)) MIN_SHIFT=0
+seed_msr_standins "$MSR"
+check "D: start comes up with a floor that stands" gov_start --backend intel-hwp --msr-root "$MSR" \
+	--no-idle --duration 30 --set floor_min=512 --set floor_max=512
+nbg=${#BG_PIDS[@]}
+for c in $(online_cpus); do
+	bg taskset -c "$c" "$WORK" periodic --hz 50 --load 5 --duration 25 --cpu "$c" >/dev/null
+done
+sleep 2
+hm=$(status_get '.actuator.cpus[0].hw_min')
+h0=$(status_get .actuator.held_reasserts)
+# the driver's own min: 1, below bpfgov's, so each rewrite takes it away
+chrt -f 1 "$DRV" --msr-root "$MSR" --layout hwp --cpus "$NCPU" --rewrites 8 --cache-every 1 --cache-min 1 \
+	--gap-us 1300000:2100000 --seed 5 --settle-ms 300 --state "$T_TMP/state" \
+	--back-log "$T_TMP/back" --back-ms 2500 >"$T_TMP/drv" 2>"$T_TMP/drv.err"
+rc=$?
+sed 's/^/# /' "$T_TMP/drv.err" | head -n 5
+h1=$(status_get .actuator.held_reasserts)
+awk '{ printf "# back: cpu %d %s\n", $2, ($4 > 0 ? sprintf("%.0f us", ($4 - $3) / 1000) : "never") }' "$T_TMP/back"
+is "D: the driver's 8 rewrites from its cache, 0 of its fields reverted ($(cat "$T_TMP/drv"))" \
+	"$rc $(awk '{print $2, $4, $6}' "$T_TMP/drv")" "0 8 8 0"
+check "D: the floor stood (hw_min $hm, above the driver's 1)" [ "${hm:-0}" -gt 1 ]
+check "D: re-asserts were held for sleeping CPUs and made as they ran ($h0 -> $h1)" [ "${h1:-0}" -gt "${h0:-0}" ]
+n=$(wc -l <"$T_TMP/back")
+nb=$(awk '$4 > 0 && $4 - $3 <= 1100000000' "$T_TMP/back" | wc -l)
+check "D: min is bpfgov's again within 1.1 s of each rewrite ($nb of $n)" [ "$n" = 8 -a "$nb" = "$n" ]
+"$GOV" stop >/dev/null 2>&1
+gov_wait
+mine=("${BG_PIDS[@]:$nbg}")
+kill "${mine[@]}" 2>/dev/null
+wait "${mine[@]}" 2>/dev/null
 t_done

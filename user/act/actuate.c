@@ -666,6 +666,43 @@ int act_reassert(struct actuator *a)
 	return act_reassert_skip(a, NULL);
 }
 
+/* One CPU's knobs: read back, re-assert where someone else changed them. */
+static int reassert_cpu(struct actuator *a, struct act_cpu *c)
+{
+	struct knob *ks[3 + BPFGOV_MAX_STATES];
+	int n = 0, total = 0, first = 0, r;
+
+	/* EPP first: the driver rewrites the request register when EPP is
+	 * written, so the floor comes after it. */
+	ks[n++] = &c->epp;
+	ks[n++] = &c->floor;
+	ks[n++] = &c->qos;
+	for (int k = 0; k < c->nr_disable; k++)
+		ks[n++] = &c->disable[k];
+	for (int j = 0; j < n; j++) {
+		if (!ks[j]->path)
+			continue;
+		r = knob_reassert(&a->e.ke, ks[j]);
+		if (r < 0) {
+			c->errors++;
+			if (!first)
+				first = r;
+		} else {
+			c->writes += r;
+			c->reasserts += r;
+			total += r;
+		}
+	}
+	return first ? first : total;
+}
+
+int act_reassert_cpu(struct actuator *a, int cpu)
+{
+	struct act_cpu *c = act_cpu_get(a, cpu);
+
+	return c ? reassert_cpu(a, c) : -EINVAL;
+}
+
 int act_reassert_skip(struct actuator *a, const bool *skip)
 {
 	int total = 0, first = 0, r;
@@ -673,32 +710,14 @@ int act_reassert_skip(struct actuator *a, const bool *skip)
 	if (!a)
 		return -EINVAL;
 	for (int i = 0; i < a->e.nr_cpus; i++) {
-		struct act_cpu *c = &a->e.cpus[i];
-		struct knob *ks[3 + BPFGOV_MAX_STATES];
-		int n = 0;
-
 		if (skip && skip[i])
 			continue;
-		/* EPP first: the driver rewrites the request register
-		 * when EPP is written, so the floor comes after it. */
-		ks[n++] = &c->epp;
-		ks[n++] = &c->floor;
-		ks[n++] = &c->qos;
-		for (int k = 0; k < c->nr_disable; k++)
-			ks[n++] = &c->disable[k];
-		for (int j = 0; j < n; j++) {
-			if (!ks[j]->path)
-				continue;
-			r = knob_reassert(&a->e.ke, ks[j]);
-			if (r < 0) {
-				c->errors++;
-				if (!first)
-					first = r;
-			} else {
-				c->writes += r;
-				c->reasserts += r;
-				total += r;
-			}
+		r = reassert_cpu(a, &a->e.cpus[i]);
+		if (r < 0) {
+			if (!first)
+				first = r;
+		} else {
+			total += r;
 		}
 	}
 	return first ? first : total;

@@ -128,6 +128,8 @@ int act_reassert(struct actuator *a);
 /* The same, skipping CPUs with @skip[cpu] set (idle CPUs: a write would
  * wake them). @skip may be NULL. */
 int act_reassert_skip(struct actuator *a, const bool *skip);
+/* The same for one CPU (a skipped one, once it runs). */
+int act_reassert_cpu(struct actuator *a, int cpu);
 /* Restore every saved original (idempotent). 0 or the first -errno. */
 int act_restore(struct actuator *a);
 /* Save, ahead of any decision, the original of every knob a floor (and,

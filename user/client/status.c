@@ -252,6 +252,8 @@ static void status_actuator(const struct bpfgov_loader_state *ld)
 	printf("floor changes held for idle CPUs: %llu (applied as their CPU ran: %llu)\n",
 	       (unsigned long long)ld->deferred_floor_changes,
 	       (unsigned long long)ld->held_applied_at_wake);
+	printf("re-asserts held for idle CPUs, made as they ran: %llu\n",
+	       (unsigned long long)ld->held_reasserts);
 	printf("re-applies after online/resume: %llu\n", (unsigned long long)ld->reapplies);
 	printf("floor register rewritten by its driver under bpfgov: %llu "
 	       "(during a write of ours, its fields kept and our min written again: %llu)\n",

@@ -91,16 +91,36 @@ int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 	return err;
 }
 
-/* Held floors of CPUs that run again (the loop's check, and a CPU's own
- * pick record). */
+/* A re-assert held for @cpu, now if it runs; if it sleeps, its next busy
+ * run is asked for a record again (floor_hold). */
+static void reassert_held(struct gov *g, __u32 cpu)
+{
+	struct bpfgov_cpu_state s;
+
+	if (bpfs_cpu_idle(g, cpu, &s) && floor_hold(g, cpu))
+		return;
+	g->re_pend[cpu] = false;
+	g->held_reasserts++;
+	if (act_reassert_cpu(g->act, cpu) < 0)
+		g->act_errors++;
+}
+
+/* Held floors and re-asserts of CPUs that run again (the loop's check at
+ * every wake-up, and a CPU's own pick record). */
 void apply_flush(struct gov *g)
 {
 	struct bpfgov_cpu_state s;
 
-	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
-		if (g->pend[cpu] && !bpfs_cpu_idle(g, cpu, &s) &&
-		    apply_floor(g, cpu, g->pend_floor[cpu]) < 0)
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		if (!g->pend[cpu] && !g->re_pend[cpu])
+			continue;
+		if (bpfs_cpu_idle(g, cpu, &s))
+			continue;
+		if (g->pend[cpu] && apply_floor(g, cpu, g->pend_floor[cpu]) < 0)
 			g->act_errors++;
+		if (g->re_pend[cpu])
+			reassert_held(g, cpu);
+	}
 }
 
 int apply_event(void *ctx, void *data, size_t size)
@@ -117,6 +137,8 @@ int apply_event(void *ctx, void *data, size_t size)
 	g->last_seq[e->cpu] = e->seq;
 	if (e->kind == BPFGOV_EV_FLOOR) {
 		g->floor_dec++;
+		if (g->re_pend[e->cpu] && g->o->no_floor)
+			reassert_held(g, e->cpu);	/* the record it was asked for */
 		if (g->o->no_floor)
 			return 0;
 		bool held = g->pend[e->cpu];
@@ -132,9 +154,12 @@ int apply_event(void *ctx, void *data, size_t size)
 			g->held_wake_ns_max = d > g->held_wake_ns_max ? d : g->held_wake_ns_max;
 			g->held_wake_2ms += d <= 2000000ull;
 		}
+		if (g->re_pend[e->cpu])	/* the record it was asked for */
+			reassert_held(g, e->cpu);
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
-		if (g->pend[e->cpu] && !g->o->no_floor)	/* the CPU's own event */
+		/* the CPU's own event: it runs */
+		if (g->pend[e->cpu] || g->re_pend[e->cpu])
 			apply_flush(g);
 		if (g->o->no_idle)
 			return 0;
@@ -152,14 +177,15 @@ int apply_event(void *ctx, void *data, size_t size)
 }
 
 /* Re-assert what others rewrote, except on idle CPUs (a write would wake
- * them: they are re-asserted once they run). */
+ * them): theirs is held, and their next busy run is asked for a record
+ * (floor_hold), on which it is made. */
 void apply_reassert(struct gov *g)
 {
 	struct bpfgov_cpu_state s;
 
 	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
-		g->idle_now[cpu] = bpfs_cpu_idle(g, cpu, &s);
-	act_reassert_skip(g->act, g->idle_now);
+		g->re_pend[cpu] = bpfs_cpu_idle(g, cpu, &s) && floor_hold(g, cpu);
+	act_reassert_skip(g->act, g->re_pend);
 }
 
 /* After resume or CPU online the drivers rewrote their registers from

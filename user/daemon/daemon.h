@@ -79,7 +79,7 @@ struct gov {
 	/* no wake-ups by actuation (floor_defer) */
 	bool *pend;			/* a floor waits until the CPU runs */
 	__u32 *pend_floor;
-	bool *idle_now;			/* scratch: CPUs idle at the re-assert */
+	bool *re_pend;			/* a re-assert waits until the CPU runs */
 	__u64 idle_cpu_writes;		/* floor writes that reached an idle CPU (it slept
 					 * through the write: write_hit_idle) */
 	__u64 idle_cpu_writes_maybe;	/* ... that may have: it fell asleep or woke
@@ -88,6 +88,7 @@ struct gov {
 	__u64 held_wake_2ms;		/* ... by its record, within 2 ms of it */
 	__u64 held_wake_ns_max;		/* ... the longest time from the record */
 	__u64 deferred;			/* floor changes held for an idle CPU */
+	__u64 held_reasserts;		/* re-asserts held for an idle CPU, made as it ran */
 	/* resume and hotplug (watch_platform) */
 	char online[256];		/* devices/system/cpu/online, last seen */
 	int online_fd;			/* ... kept open: one pread per check */

@@ -128,8 +128,7 @@ int loop_run(struct gov *g, __u64 t0, __u64 deadline)
 			bpfs_test_error(g);
 		}
 #endif
-		if (!g->o->no_floor)
-			apply_flush(g);
+		apply_flush(g);
 		/* resume and hotplug: the drivers rewrote their registers */
 		for (n = watch_platform(g, now); n > 0; n--)
 			apply_all(g);

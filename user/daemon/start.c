@@ -176,8 +176,8 @@ static int start_main(struct start_opts *o)
 	g.last_seq = calloc(g.nr_cpus, sizeof(*g.last_seq));
 	g.pend = calloc(g.nr_cpus, sizeof(*g.pend));
 	g.pend_floor = calloc(g.nr_cpus, sizeof(*g.pend_floor));
-	g.idle_now = calloc(g.nr_cpus, sizeof(*g.idle_now));
-	if (!g.last_seq || !g.pend || !g.pend_floor || !g.idle_now) {
+	g.re_pend = calloc(g.nr_cpus, sizeof(*g.re_pend));
+	if (!g.last_seq || !g.pend || !g.pend_floor || !g.re_pend) {
 		pr_warn("out of memory\n");
 		goto cleanup;
 	}
@@ -291,7 +291,7 @@ cleanup:
 		close(g.online_fd);
 	free(g.pend);
 	free(g.pend_floor);
-	free(g.idle_now);
+	free(g.re_pend);
 	free(g.last_seq);
 	gov_lock_release(g.lock_fd);
 	return ret;
