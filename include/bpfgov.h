@@ -375,6 +375,10 @@ struct bpfgov_loader_state {
 	__u64 pick_decisions;
 	__u64 actuation_errors;
 	__u64 seq_gaps;			/* decisions lost (per-CPU sequence gaps) */
+	/* the loader's own cost: its wake-ups, and its CPU time (all
+	 * threads, refreshed once a second and at exit) */
+	__u64 loop_wakeups;
+	__u64 loader_cpu_ns;
 	__u64 idle_cpu_writes;		/* sum of cpu[].idle_writes */
 	__u64 idle_cpu_writes_maybe;
 	__u64 deferred_floor_changes;	/* floor changes held for a sleeping CPU */

@@ -7,8 +7,12 @@
 # cyclictest --laptop at 2 ms and 500 us, rt-app's periodic tasks: two of
 # 1 ms every 10 ms, the workload generator of the schedutil/EAS work), on
 # two axes measured by the
-# kernel: performance (loops/s, or cyclictest's average latency) and energy
-# (time in POLL, from cpuidle state0, and wake-ups out of halting states).
+# kernel: performance (loops/s, or cyclictest's average latency) and energy:
+# the CPU time spent not working, as a share of all CPUs' time: time in
+# POLL (cpuidle state0) plus the loader's own CPU time (its threads'
+# schedstat). Halts per second, the loader's knob writes per CPU and its
+# wake-ups are shown beside them; a halt's cost is in the performance axis
+# (its exit), and its alternative, polling, in the energy axis.
 # A verdict per workload for bpfgov's balanced profile against each kernel
 # configuration; the balanced profile runs once more under `govloader
 # record` (bpfgov-balanced-recorded), whose traces replay as actuated
@@ -42,9 +46,24 @@ live_state_sum() {
 live_halts() { local k t=0 n; for k in 1 2 3 4 5 6 7; do
 	n=$(live_state_sum usage "$k"); t=$((t + n)); done; echo "$t"; }
 
+# live_cost: the running instance's cost so far, "CPU_NS WRITES WAKEUPS":
+# its CPU time from the kernel's own account of its threads (schedstat,
+# not the loader's word), the knob writes and loop wake-ups it counts;
+# "0 0 0" with no instance (a kernel governor costs no loader); CPU_NS -1
+# where the kernel keeps no schedstat (no figure, not 0).
+live_cost() {
+	local s pid t ns=-1
+	s=$(gov_status) && pid=$(jq -r '.actuator.pid // empty' <<<"$s") && [ -n "$pid" ] ||
+		{ echo 0 0 0; return; }
+	for t in /proc/"$pid"/task/*/schedstat; do
+		read -r t _ <"$t" 2>/dev/null && ns=$((ns < 0 ? t : ns + t))
+	done
+	echo "$ns $(jq -r '"\([.actuator.cpus[].writes] | add // 0) \(.actuator.loop_wakeups // 0)"' <<<"$s")"
+}
+
 # live_one CONFIG WORKLOAD: one cell; appends a JSON row.
 live_one() {
-	local cfg=$1 wl=$2 p0 p1 h0 h1 t0 t1 perf=null unit=null out secs rec= rpoll=null rj
+	local cfg=$1 wl=$2 p0 p1 h0 h1 t0 t1 perf=null unit=null out secs rec= rpoll=null rj c0 c1
 	case $wl in
 	quiet)	# a 2 s burst, then measure from 100 ms after its end
 		"$WORK" pingpong --pairs 1 --pin --work-us 20 --duration 2 --loops-per-us "$LPU" \
@@ -61,6 +80,7 @@ live_one() {
 		rec=$!
 		sleep 0.2
 	fi
+	c0=$(live_cost)
 	p0=$(live_state_sum time 0); h0=$(live_halts); t0=$(date +%s.%N)
 	case $wl in
 	pp*)	out=$(pp "${wl#pp}" "$SHOOT_S"); perf=$(jq -r .loops_per_s <<<"$out"); unit=loops/s ;;
@@ -80,6 +100,7 @@ live_one() {
 	esac
 	t1=$(date +%s.%N); p1=$(live_state_sum time 0); h1=$(live_halts)
 	secs=$(calc "$t1 - $t0")
+	c1=$(live_cost)
 	if [ -n "$rec" ]; then
 		wait "$rec" 2>/dev/null
 		rj=$("$LAB" replay "$OUT/live-$wl.trace" -p "bpfgov@$ORIG_GOVERNOR" \
@@ -93,11 +114,17 @@ live_one() {
 		--argjson poll "$(calc "($p1 - $p0) / ($secs * 1000000 * $NCPU) * 100")" \
 		--argjson halts "$(calc "($h1 - $h0) / $secs")" --arg load "$(load1)" \
 		--argjson rpoll "$rpoll" --argjson round "$LIVE_ROUND" \
+		--argjson c0 "[${c0// /,}]" --argjson c1 "[${c1// /,}]" --argjson secs "$secs" --argjson n "$NCPU" \
 		'{config: $cfg, workload: $wl, round: $round, perf: $perf, unit: $unit, poll_pct: $poll,
-		  halts_per_s: $halts, replay_poll_pct: $rpoll, load: ($load | tonumber)}' >>"$OUT/live.rows"
-	printf '  %-24s %-7s perf %10s %-7s poll %6s%%  halts/s %8s\n' "$cfg" "$wl" \
+		  halts_per_s: $halts, replay_poll_pct: $rpoll, load: ($load | tonumber),
+		  loader_pct: (if $c0[0] < 0 or $c1[0] < 0 then null else ($c1[0] - $c0[0]) / ($secs * 1e9) * 100 end),
+		  writes_per_cpu_s: (($c1[1] - $c0[1]) / $secs / $n),
+		  wakeups_per_s: (($c1[2] - $c0[2]) / $secs)}
+		 | .energy_pct = (if .loader_pct == null then null else .poll_pct + .loader_pct / $n end)' >>"$OUT/live.rows"
+	printf '  %-24s %-7s perf %10s %-7s poll %6s%%  halts/s %8s  loader %5s%%  writes/s/cpu %6s\n' "$cfg" "$wl" \
 		"$(fmt "$perf" 1)" "$unit" "$(fmt "$(jq -r .poll_pct <"$OUT/live.rows" | tail -n1)" 1)" \
-		"$(fmt "$(calc "($h1 - $h0) / $secs")" 0)"
+		"$(fmt "$(calc "($h1 - $h0) / $secs")" 0)" "$(fmt "$(jq -r .loader_pct <"$OUT/live.rows" | tail -n1)" 2)" \
+		"$(fmt "$(jq -r .writes_per_cpu_s <"$OUT/live.rows" | tail -n1)" 1)"
 }
 
 live_all() { local w; for w in $LIVE_WORKLOADS; do live_one "$1" "$w"; done; }
@@ -191,18 +218,24 @@ live_summarize() {
 		def pbetter(a; b): if a.unit == "us" then a.perf < b.perf else a.perf > b.perf end;
 		def ptie(a; b): (a.perf == null or b.perf == null) or
 			((a.perf - b.perf) | fabs) <= ($tp / 100) * ([a.perf, b.perf] | max | fabs);
-		def qtie(a; b): ((a.poll_pct - b.poll_pct) | fabs) <= $tq;
-		def verdict(a; b):
+		# a bpfgov cell without its loader'"'"'s CPU time has no energy figure
+		def en(a): if (a.config | startswith("bpfgov")) then a.energy_pct else a.energy_pct // a.poll_pct end;
+		def qtie(a; b): ((en(a) - en(b)) | fabs) <= $tq;
+		def verdict(a; b): if en(a) == null or en(b) == null then "not measured" else
 			(if ptie(a; b) then 0 elif pbetter(a; b) then 1 else -1 end) as $p |
-			(if qtie(a; b) then 0 elif a.poll_pct < b.poll_pct then 1 else -1 end) as $q |
+			(if qtie(a; b) then 0 elif en(a) < en(b) then 1 else -1 end) as $q |
 			if $p == 0 and $q == 0 then "tie"
 			elif $p >= 0 and $q >= 0 then "win"
 			elif $p <= 0 and $q <= 0 then "dominated"
-			else "trade-off" end;
+			else "trade-off" end end;
 		# each cell: the median of its rounds
 		(group_by([.config, .workload]) | map(.[0] + {rounds: length,
 			perf: (map(.perf) | med), poll_pct: (map(.poll_pct) | med),
 			halts_per_s: (map(.halts_per_s) | med),
+			loader_pct: (map(.loader_pct) | med),
+			writes_per_cpu_s: (map(.writes_per_cpu_s // 0) | med),
+			wakeups_per_s: (map(.wakeups_per_s // 0) | med),
+			energy_pct: (map(.energy_pct) | med),
 			replay_poll_pct: (map(.replay_poll_pct) | med)} | del(.round))) as $cells |
 		{driver: $d, governor: $gov, measurable: true, rounds: (map(.round) | max),
 		 rows: $cells, raw: .} |
@@ -222,10 +255,10 @@ live_goal_rows() {
 		return
 	fi
 	# Nothing compared is no figure, not "0 dominated".
-	v=$(j live.json 'if (.verdicts // []) | length == 0 then null else [.verdicts[] | select(.verdict == "dominated")] | length end')
+	v=$(j live.json 'if ((.verdicts // []) | length == 0) or any((.verdicts // [])[]; .verdict == "not measured") then null else [.verdicts[] | select(.verdict == "dominated")] | length end')
 	f=$(j live.json '[.verdicts[] | select(.verdict == "dominated") | "\(.workload) by \(.against)"] | join(", ")')
 	if [ "$v" = null ]; then
-		printf 'live: balanced dominated by no kernel governor on any workload\tno verdict (nothing compared)\t%s\n' "$(verdict null)"
+		printf 'live: balanced dominated by no kernel governor on any workload\tno verdict (nothing compared, or a figure missing)\t%s\n' "$(verdict null)"
 	else
 		printf 'live: balanced dominated by no kernel governor on any workload\t%s dominated of %s verdicts%s\t%s\n' \
 			"$v" "$(j live.json '.verdicts | length')" "${f:+ ($f)}" "$(verdict "$v" "$([ "$v" = 0 ] && echo 1)")"
@@ -248,6 +281,14 @@ live_goal_rows() {
 		"\(.workload) \(.poll_pct * 10 | round / 10)/\(.replay_poll_pct * 10 | round / 10)"] | join(", ")')
 	printf 'live: replay as actuated matches live poll share within 5 points (recorded cells, live/replay %%)\t%s points worst (%s)\t%s\n' \
 		"$(fmt "$v" 1)" "$f" "$(verdict "$v" "$(le "$v" 5 && echo 1)")"
+	v=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | .writes_per_cpu_s // empty] | if length == 0 then null else max end')
+	f=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | select(.writes_per_cpu_s > 10) | "\(.config | sub("bpfgov-"; "")) \(.workload) \(.writes_per_cpu_s * 10 | round / 10)"] | join(", ")')
+	printf 'live: <= 10 knob writes per CPU per second in every bpfgov cell\t%s worst%s\t%s\n' \
+		"$(fmt "$v" 1)" "${f:+ ($f)}" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
+	v=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | .loader_pct // empty] | if length == 0 then null else max end')
+	f=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | select(.loader_pct > 0.5) | "\(.config | sub("bpfgov-"; "")) \(.workload) \(.loader_pct * 100 | round / 100)"] | join(", ")')
+	printf 'live: the loader <= 0.5%% of one CPU in every bpfgov cell\t%s%% worst%s\t%s\n' \
+		"$(fmt "$v" 2)" "${f:+ ($f)}" "$(verdict "$v" "$(le "$v" 0.5 && echo 1)")"
 	for pp in pp0 pp20; do
 		b=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .perf] | first")
 		f=$(j live.json "[.rows[] | select(.config == \"forced-poll\" and .workload == \"$pp\") | .perf] | first")
@@ -269,13 +310,14 @@ doc_live() {
 		echo
 		return
 	fi
-	jq -r '"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end).", "",
+	jq -r '"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time.", "",
 		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
 		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
 		([.rows[].workload] | unique) as $w |
 		(.rows | group_by(.config)[] | . as $c | "| \(.[0].config) | " +
 		 ($w | map(. as $x | [$c[] | select(.workload == $x)] | first |
-			if . == null then "–" else "\(.perf // "n/a") / \(.poll_pct * 10 | round / 10) % / \(.halts_per_s | round)" end) |
+			if . == null then "–" else "\(.perf // "n/a") / \(.poll_pct * 10 | round / 10) % / \(.halts_per_s | round)" +
+			  (if (.config | startswith("bpfgov")) then " / \((.loader_pct // 0) * 100 | round / 100) % / \((.writes_per_cpu_s // 0) * 10 | round / 10) w" else "" end) end) |
 		  join(" | ")) + " |"),
 		"", "Verdicts of bpfgov-balanced (win / tie / dominated / trade-off):", "",
 		"| workload | " + ([.verdicts[].against] | unique | join(" | ")) + " |",

@@ -54,9 +54,12 @@ for m in bpfgov_build_info bpfgov_cpu_util bpfgov_cpu_applied_min bpfgov_cpu_idl
 	 'bpfgov_decisions_total{cpu="0",kind="floor"}' 'bpfgov_decisions_total{cpu="0",kind="pick"}' \
 	 bpfgov_idle_too_deep_total bpfgov_idle_too_shallow_total bpfgov_ringbuf_drops_total \
 	 bpfgov_actuation_writes_total bpfgov_actuation_errors_total \
+	 bpfgov_loader_wakeups_total bpfgov_loader_cpu_seconds_total \
 	 'bpfgov_actuation_latency_seconds_bucket{le="+Inf"}' bpfgov_actuation_latency_seconds_count; do
 	check "exposition has $m" grep -qF "$m" "$T_TMP/m.prom"
 done
+check "the loader counts its own wake-ups and CPU time ($(grep -E '^bpfgov_loader_(wakeups|cpu_seconds)_total' "$T_TMP/m.prom" | tr '\n' ' '))" \
+	awk '$1 == "bpfgov_loader_wakeups_total" && $2 > 0 { w = 1 } $1 == "bpfgov_loader_cpu_seconds_total" && $2 > 0 { c = 1 } END { exit !(w && c) }' "$T_TMP/m.prom"
 check "ratios stay within 0..1" awk '/^bpfgov_cpu_(util|floor|target)\{/ { if ($2 < 0 || $2 > 1) bad = 1 } END { exit bad }' "$T_TMP/m.prom"
 check "every counter ends in _total" awk '/^# TYPE / && $4 == "counter" && $3 !~ /_total$/ { bad = 1 } END { exit bad }' "$T_TMP/m.prom"
 

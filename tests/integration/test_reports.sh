@@ -117,8 +117,23 @@ jq -n '{driver: "acpi_idle", governor: "menu", measurable: true, rounds: 1, verd
 	rows: [{config: "bpfgov-balanced", workload: "quiet", perf: null, poll_pct: 0.2}]}' >"$OUT/live.json"
 live_goal_rows >"$D/live.tsv" 2>&1
 check "live: 'dominated by no kernel governor' with nothing compared is not measured" \
-	grep -q $'^live: balanced dominated by no kernel governor on any workload\tno verdict (nothing compared)\tnot measured$' "$D/live.tsv"
+	grep -q $'^live: balanced dominated by no kernel governor on any workload\tno verdict (nothing compared, or a figure missing)\tnot measured$' "$D/live.tsv"
 check "live: no '0 dominated' without a comparison" bash -c "! grep -q '	0 dominated' '$D/live.tsv'"
+# a bpfgov cell whose loader's CPU time was not measured has no energy figure
+: >"$OUT/live.rows"
+for c in menu bpfgov-balanced; do
+	jq -nc --arg c "$c" '{config: $c, workload: "pp0", round: 1, perf: 100, unit: "loops/s",
+		poll_pct: 1, halts_per_s: 10, loader_pct: (if $c == "menu" then 0 else null end),
+		energy_pct: (if $c == "menu" then 1 else null end)}' >>"$OUT/live.rows"
+done
+live_summarize acpi_idle menu
+is "live: without the loader's CPU time, the verdict is not measured" \
+	"$(jq -r '.verdicts[0].verdict' "$OUT/live.json")" "not measured"
+live_goal_rows >"$D/live2.tsv" 2>&1
+check "live: ... and balanced's 'dominated by none' has no verdict" \
+	grep -q $'^live: balanced dominated by no kernel governor on any workload\tno verdict (nothing compared, or a figure missing)\tnot measured$' "$D/live2.tsv"
+check "live: ... and the loader goal is not measured" \
+	grep -q $'^live: the loader <= 0.5% of one CPU in every bpfgov cell\tn/a% worst\tnot measured$' "$D/live2.tsv"
 is "live: the only row met is the one measured (quiet machine 0.20%)" \
 	"$(awk -F'\t' '$3 == "met" { print $1 }' "$D/live.tsv")" \
 	"live: quiet machine (from 100 ms after a burst) polls <= 1% of CPU time"

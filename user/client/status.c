@@ -243,6 +243,8 @@ static void status_actuator(const struct bpfgov_loader_state *ld)
 	       (unsigned long long)ld->decisions, (unsigned long long)ld->floor_decisions,
 	       (unsigned long long)ld->pick_decisions, (unsigned long long)ld->actuation_errors,
 	       (unsigned long long)ld->seq_gaps);
+	printf("the loader's own cost: %llu wake-ups, %.3f s of CPU time\n",
+	       (unsigned long long)ld->loop_wakeups, ld->loader_cpu_ns / 1e9);
 	printf("decision to write: p50 %.1f us, p99 %.1f us, max %.1f us (%llu samples)\n",
 	       state_lat_quantile(&ld->lat, 0.50), state_lat_quantile(&ld->lat, 0.99),
 	       ld->lat.max_ns / 1000.0, (unsigned long long)state_lat_count(&ld->lat));

@@ -69,6 +69,7 @@ struct gov {
 	__u64 decisions, floor_dec, pick_dec, act_errors, seq_gaps;
 	__u32 *last_seq;
 	__u64 woke_ns;			/* when the loop last came out of its wait */
+	__u64 wakeups;			/* ... how many times */
 	int scx_restarts;
 	/* the loader_state map, mapped (publish.c); its fd outlives reloads */
 	struct bpfgov_loader_state *st;

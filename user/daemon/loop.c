@@ -68,6 +68,7 @@ static int wait_decisions(struct gov *g, int timeout_ms)
 	if (n < 0)
 		n = -errno;
 	g->woke_ns = mono_ns();
+	g->wakeups++;
 	if (n <= 0)
 		return n;
 	return ring_buffer__consume(g->rb);

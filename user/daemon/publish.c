@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -85,9 +86,19 @@ static void pub_backend(struct gov *g, struct bpfgov_loader_state *st)
 	STATE_SET_STR(st->missing, act_missing(g->act));
 }
 
-/* The loop's counters, and with @cpus the backend and what the actuator
- * applied per CPU. */
-static void pub_copy(struct gov *g, struct bpfgov_loader_state *st, bool cpus)
+/* The loader's CPU time, all its threads (a system call: once a second). */
+static __u64 cpu_time_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The loop's counters, with @cpus the backend and what the actuator
+ * applied per CPU, and with @all the loader's CPU time. */
+static void pub_copy(struct gov *g, struct bpfgov_loader_state *st, bool cpus, bool all)
 {
 	struct act_cpu_info ai;
 	__u32 cpu;
@@ -97,6 +108,7 @@ static void pub_copy(struct gov *g, struct bpfgov_loader_state *st, bool cpus)
 	st->pick_decisions = g->pick_dec;
 	st->actuation_errors = g->act_errors;
 	st->seq_gaps = g->seq_gaps;
+	st->loop_wakeups = g->wakeups;
 	st->scx_restarts = g->scx_restarts;
 	st->idle_cpu_writes = g->idle_cpu_writes;
 	st->idle_cpu_writes_maybe = g->idle_cpu_writes_maybe;
@@ -108,6 +120,8 @@ static void pub_copy(struct gov *g, struct bpfgov_loader_state *st, bool cpus)
 	st->reapplies = g->reapplies;
 	if (cpus)
 		pub_backend(g, st);
+	if (all)
+		st->loader_cpu_ns = cpu_time_ns();
 	for (cpu = 0; cpus && cpu < st->nr_cpus; cpu++) {
 		struct bpfgov_loader_cpu *c = &st->cpu[cpu];
 
@@ -134,7 +148,7 @@ void pub_open(struct gov *g)
 	if (!g->st)
 		return;
 	pub_fill(g, g->st);
-	pub_copy(g, g->st, true);
+	pub_copy(g, g->st, true, true);
 }
 
 void pub_close(struct gov *g)
@@ -158,7 +172,7 @@ void pub_sync(struct gov *g, bool all)
 
 	if (!g->st)
 		return;
-	pub_copy(g, g->st, all || seen != g->st_seen);
+	pub_copy(g, g->st, all || seen != g->st_seen, all);
 	g->st_seen = seen;
 	g->st->running = 1;
 }
@@ -181,7 +195,7 @@ int write_json_file(struct gov *g, const char *path)
 			return -ENOMEM;
 		pub_fill(g, st);
 	}
-	pub_copy(g, st, true);
+	pub_copy(g, st, true, true);
 	f = open_memstream(&doc, &len);
 	err = f ? 0 : -errno;
 	if (f) {

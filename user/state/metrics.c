@@ -318,6 +318,13 @@ static void render_actuation(struct ctx *c)
 		LD_OFF(driver_rewrites));
 	if (!c->ld)
 		return;
+	family(c, "bpfgov_loader_wakeups", "counter",
+	       "Times the loader's event loop woke (records, the summary, signals).");
+	fprintf(c->f, "bpfgov_loader_wakeups_total %llu\n",
+		(unsigned long long)c->ld->loop_wakeups);
+	family(c, "bpfgov_loader_cpu_seconds", "counter",
+	       "The loader's CPU time, all threads (refreshed once a second).");
+	fprintf(c->f, "bpfgov_loader_cpu_seconds_total %.9g\n", c->ld->loader_cpu_ns / 1e9);
 	h = &c->ld->lat;
 	family(c, "bpfgov_actuation_latency_seconds", "histogram",
 	       "From the BPF decision to the completed write.");

@@ -224,6 +224,8 @@ void state_json(json_writer_t *w, const struct bpfgov_loader_state *st)
 	jsonw_uint_field(w, "pick_decisions", st->pick_decisions);
 	jsonw_uint_field(w, "actuation_errors", st->actuation_errors);
 	jsonw_uint_field(w, "seq_gaps", st->seq_gaps);
+	jsonw_uint_field(w, "loop_wakeups", st->loop_wakeups);
+	jsonw_float_field_fmt(w, "loader_cpu_s", "%.3f", st->loader_cpu_ns / 1e9);
 	jsonw_int_field(w, "scx_restarts", st->scx_restarts);
 	jsonw_name(w, "latency_us");
 	jsonw_start_object(w);
