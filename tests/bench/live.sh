@@ -28,6 +28,9 @@ LIVE_PROFILES="balanced powersave performance"
 # machine, more where timing swings, as in an emulated guest).
 LIVE_ROUNDS=${BENCH_LIVE_ROUNDS:-1}
 LIVE_ROUND=1
+# Options added to every bpfgov cell's `govloader start` (BENCH_LIVE_GOVOPT,
+# e.g. --set pick_dwell_ms=100: a tunable judged before it is a default).
+LIVE_GOVOPT=${BENCH_LIVE_GOVOPT:-}
 # Ties: performance within 3 %, poll time within 1 point of CPU time.
 LIVE_TIE_PERF_PCT=3
 LIVE_TIE_POLL_PTS=1
@@ -196,12 +199,14 @@ sec_live() {
 		live_all forced-poll
 		restore_qos
 		for p in $LIVE_PROFILES; do
-			gov_up "live-$p" --no-floor --profile "$p" || continue
+			# shellcheck disable=SC2086 # options, word-split
+			gov_up "live-$p" --no-floor --profile "$p" $LIVE_GOVOPT || continue
 			sleep 0.5
 			live_all "bpfgov-$p"
 			gov_down
 		done
-		if [ "$LIVE_ROUND" = 1 ] && gov_up live-recorded --no-floor --profile balanced; then
+		# shellcheck disable=SC2086
+		if [ "$LIVE_ROUND" = 1 ] && gov_up live-recorded --no-floor --profile balanced $LIVE_GOVOPT; then
 			sleep 0.5
 			live_all bpfgov-balanced-recorded
 			gov_down
