@@ -31,8 +31,10 @@ LIVE_ROUND=1
 # Options added to every bpfgov cell's `govloader start` (BENCH_LIVE_GOVOPT,
 # e.g. --set pick_dwell_ms=100: a tunable judged before it is a default).
 LIVE_GOVOPT=${BENCH_LIVE_GOVOPT:-}
-# Ties: performance within 3 %, poll time within 1 point of CPU time.
-LIVE_TIE_PERF_PCT=3
+# Ties: performance within 3 % (BENCH_LIVE_TIE_PERF_PCT: 10 in the emulated
+# guest of `make bench-vm-idle`, whose timed cells swing by tens of
+# percent), energy within 1 point of CPU time. The band is in live.json.
+LIVE_TIE_PERF_PCT=${BENCH_LIVE_TIE_PERF_PCT:-3}
 LIVE_TIE_POLL_PTS=1
 HP_NS=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 HP_ORIG=
@@ -243,6 +245,7 @@ live_summarize() {
 			energy_pct: (map(.energy_pct) | med),
 			replay_poll_pct: (map(.replay_poll_pct) | med)} | del(.round))) as $cells |
 		{driver: $d, governor: $gov, measurable: true, rounds: (map(.round) | max),
+		 tie_perf_pct: $tp, tie_energy_pts: $tq,
 		 rows: $cells, raw: .} |
 		.verdicts = ([.rows[] | select(.config == "bpfgov-balanced")] as $b |
 			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
@@ -274,9 +277,10 @@ live_goal_rows() {
 	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "ct2000") | .poll_pct] | first')
 	b=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "ct2000") | .perf] | first')
 	f=$(j live.json '[.rows[] | select((.config | test("^(haltpoll|menu|ladder|teo)")) and .workload == "ct2000") | .perf] | min')
-	printf 'live: cyclictest --laptop 2 ms: poll <= 2%%, average latency within 3%% of the best kernel governor\tpoll %s%%, %s us vs %s us\t%s\n' \
-		"$(fmt "$v" 1)" "$(fmt "$b" 1)" "$(fmt "$f" 1)" \
-		"$(verdict "$(calc "$v + $b + $f")" "$(le "$v" 2 && le "$b" "$(calc "$f * 1.03")" && echo 1)")"
+	tp=$(j live.json .tie_perf_pct); [ "$tp" != null ] || tp=$LIVE_TIE_PERF_PCT
+	printf 'live: cyclictest --laptop 2 ms: poll <= 2%%, average latency within %s%% of the best kernel governor\tpoll %s%%, %s us vs %s us\t%s\n' \
+		"$tp" "$(fmt "$v" 1)" "$(fmt "$b" 1)" "$(fmt "$f" 1)" \
+		"$(verdict "$(calc "$v + $b + $f")" "$(le "$v" 2 && le "$b" "$(calc "$f * (1 + $tp / 100)")" && echo 1)")"
 	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "pp500") | .poll_pct] | first')
 	printf 'live: ping-pong 500 us polls <= 10%% of CPU time\t%s%%\t%s\n' \
 		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
@@ -315,7 +319,7 @@ doc_live() {
 		echo
 		return
 	fi
-	jq -r '"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time.", "",
+	jq -r '"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
 		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
 		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
 		([.rows[].workload] | unique) as $w |

@@ -612,7 +612,7 @@ fi
 if want livebench && [ -x /src/govloader ]; then
 	# `make bench`'s live idle judge (tests/bench/live.sh) in this boot.
 	(cd /src && PATH=/usr/bin:/bin:/sbin BENCH_DOC=- BENCH_OUT=/tmp/bench BENCH_QUIET_WAIT=0 \
-		BENCH_LIVE_ROUNDS=$LIVE_ROUNDS BENCH_LIVE_GOVOPT="$BENCH_GOVOPT" \
+		BENCH_LIVE_ROUNDS=$LIVE_ROUNDS BENCH_LIVE_GOVOPT="$BENCH_GOVOPT" BENCH_LIVE_TIE_PERF_PCT=10 \
 		bash tests/bench/run.sh live 2>&1 | sed 's/^/LB /')
 	check "livebench: the live judge wrote its table" [ -s /tmp/bench/live.json ]
 	echo "LB-JSON $(tr -d '\n' < /tmp/bench/live.json)"
