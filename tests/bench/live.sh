@@ -31,6 +31,13 @@ LIVE_ROUND=1
 # Options added to every bpfgov cell's `govloader start` (BENCH_LIVE_GOVOPT,
 # e.g. --set pick_dwell_ms=100: a tunable judged before it is a default).
 LIVE_GOVOPT=${BENCH_LIVE_GOVOPT:-}
+# A variant of the balanced profile judged in the same boot and rounds
+# (BENCH_LIVE_VARIANT=NAME:OPT,OPT..., e.g. dwell100:--set,pick_dwell_ms=100):
+# config bpfgov-balanced+NAME, its own verdicts, no goals. Ratios in one
+# boot: a guest's timed cells drift between boots more than a tunable
+# moves them.
+LIVE_VARIANT=${BENCH_LIVE_VARIANT:-}
+[ -z "$LIVE_VARIANT" ] || LIVE_VARIANT="${LIVE_VARIANT%%:*}:$(tr , ' ' <<<"${LIVE_VARIANT#*:}")"
 # Ties: performance within 3 % (BENCH_LIVE_TIE_PERF_PCT: 10 in the emulated
 # guest of `make bench-vm-idle`, whose timed cells swing by tens of
 # percent), energy within 1 point of CPU time. The band is in live.json.
@@ -208,6 +215,13 @@ sec_live() {
 			gov_down
 		done
 		# shellcheck disable=SC2086
+		if [ -n "$LIVE_VARIANT" ] &&
+		   gov_up live-variant --no-floor --profile balanced $LIVE_GOVOPT ${LIVE_VARIANT#*:}; then
+			sleep 0.5
+			live_all "bpfgov-balanced+${LIVE_VARIANT%%:*}"
+			gov_down
+		fi
+		# shellcheck disable=SC2086
 		if [ "$LIVE_ROUND" = 1 ] && gov_up live-recorded --no-floor --profile balanced $LIVE_GOVOPT; then
 			sleep 0.5
 			live_all bpfgov-balanced-recorded
@@ -250,7 +264,11 @@ live_summarize() {
 		.verdicts = ([.rows[] | select(.config == "bpfgov-balanced")] as $b |
 			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
 			[$b[] as $x | $k[] | select(.workload == $x.workload) |
-			 {workload: .workload, against: .config, verdict: verdict($x; .)}])' \
+			 {workload: .workload, against: .config, verdict: verdict($x; .)}]) |
+		.variant_verdicts = ([.rows[] | select(.config | startswith("bpfgov-balanced+"))] as $b |
+			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
+			[$b[] as $x | $k[] | select(.workload == $x.workload) |
+			 {config: $x.config, workload: .workload, against: .config, verdict: verdict($x; .)}])' \
 		"$OUT/live.rows" >"$OUT/live.json"
 }
 
@@ -331,7 +349,13 @@ doc_live() {
 		"", "Verdicts of bpfgov-balanced (win / tie / dominated / trade-off):", "",
 		"| workload | " + ([.verdicts[].against] | unique | join(" | ")) + " |",
 		"|---|" + ([.verdicts[].against] | unique | map("---") | join("|")) + "|",
-		(.verdicts | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |")' \
+		(.verdicts | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |"),
+		(if ((.variant_verdicts // []) | length) > 0 then
+			"", "In the same boot and rounds, \(.variant_verdicts[0].config) (no goals; dominated in \([.variant_verdicts[] | select(.verdict == "dominated")] | length) of \(.variant_verdicts | length) verdicts, balanced in \([.verdicts[] | select(.verdict == "dominated")] | length) of \(.verdicts | length)):", "",
+			"| workload | " + ([.variant_verdicts[].against] | unique | join(" | ")) + " |",
+			"|---|" + ([.variant_verdicts[].against] | unique | map("---") | join("|")) + "|",
+			(.variant_verdicts | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |")
+		 else empty end)' \
 		"$OUT/live.json"
 	echo
 	cmds live

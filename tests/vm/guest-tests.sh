@@ -136,11 +136,12 @@ busy_checks() {
 
 # Arguments: group names, plus rounds=N / secs=N / configs=A,B / workloads=A,B
 # / icount=1 (the VM counts instructions: tests/vm/run.sh) for the bench.
-groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT= FAIR_SECS=3 LIVE_ROUNDS=1 BENCH_GOVOPT=
+groups= BENCH_ROUNDS=2 BENCH_SECS=3 BENCH_ICOUNT= FAIR_SECS=3 LIVE_ROUNDS=1 BENCH_GOVOPT= LIVE_VARIANT=
 for a in "$@"; do
 	case "$a" in
 	fairsecs=*) FAIR_SECS=${a#fairsecs=} ;;
 	liverounds=*) LIVE_ROUNDS=${a#liverounds=} ;;
+	livevariant=*) LIVE_VARIANT=${a#livevariant=} ;;
 	rounds=*) BENCH_ROUNDS=${a#rounds=} ;;
 	govopt=*) BENCH_GOVOPT="$BENCH_GOVOPT ${a#govopt=}" ;;
 	secs=*) BENCH_SECS=${a#secs=} ;;
@@ -613,6 +614,7 @@ if want livebench && [ -x /src/govloader ]; then
 	# `make bench`'s live idle judge (tests/bench/live.sh) in this boot.
 	(cd /src && PATH=/usr/bin:/bin:/sbin BENCH_DOC=- BENCH_OUT=/tmp/bench BENCH_QUIET_WAIT=0 \
 		BENCH_LIVE_ROUNDS=$LIVE_ROUNDS BENCH_LIVE_GOVOPT="$BENCH_GOVOPT" BENCH_LIVE_TIE_PERF_PCT=10 \
+		BENCH_LIVE_VARIANT="$LIVE_VARIANT" \
 		bash tests/bench/run.sh live 2>&1 | sed 's/^/LB /')
 	check "livebench: the live judge wrote its table" [ -s /tmp/bench/live.json ]
 	echo "LB-JSON $(tr -d '\n' < /tmp/bench/live.json)"

@@ -175,6 +175,10 @@ check-vm-idle: idle-initrd
 # run with them writes no docs: the record is of the defaults).
 LIVE_ROUNDS ?= 3
 LIVE_GOVOPT ?=
+# LIVE_VARIANT=NAME:OPT,OPT...: the balanced profile with OPTs as well, in
+# the same boot and rounds, with its own verdicts (e.g.
+# dwell100:--set,pick_dwell_ms=100).
+LIVE_VARIANT ?=
 # One boot runs every round: 3 rounds of 56 cells took about 17 min on a
 # 2-CPU host, past the 900 s that bounds a test boot (VM_TIMEOUT).
 LIVE_VM_TIMEOUT ?= 2700
@@ -183,7 +187,7 @@ bench-vm-idle: idle-initrd
 	$(Q)BUILD=$(BUILD) VM_IDLE=1 VM_ACCEL=$(LIVE_VM_ACCEL) \
 		bash tests/vm/run.sh --timeout $(LIVE_VM_TIMEOUT) \
 		--initrd $(IDLE_VM_INITRD) --log $(LIVE_VM_LOG) -- livebench liverounds=$(LIVE_ROUNDS) \
-		$(foreach o,$(LIVE_GOVOPT),govopt=$(o))
+		$(foreach o,$(LIVE_GOVOPT),govopt=$(o)) $(if $(LIVE_VARIANT),livevariant=$(LIVE_VARIANT))
 	$(Q)VM_ACCEL=$(LIVE_VM_ACCEL) bash tests/vm/bench-idle-report.sh \
 		$(LIVE_VM_LOG) $(if $(filter-out 3,$(LIVE_ROUNDS))$(LIVE_GOVOPT),,--write docs/BENCHMARKS.md)
 
