@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Record and replay: `govlab record` captures a live trace from a
-# running start, `govlab synth` writes the seed scenarios, and `replay`
+# running start, `govlab synth` writes the scenarios of the linux-pm reports, and `replay`
 # reads both and puts bpfgov next to the reference governors.
 . "$(dirname "$0")/../lib.sh"
 set -o pipefail

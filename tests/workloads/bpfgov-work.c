@@ -420,7 +420,7 @@ SLACK_OPT_HELP
 "Reported per step and overall: periods, overruns, work_pct (busy time /\n"
 "period, averaged over periods; >= load when the CPU is slower than at\n"
 "calibration), wake-up lateness after each sleep.\n"
-"Example (seed thread): periodic --hz 347 --sweep 0:100:5 --step-s 3 --cpu 1\n";
+"Example (the linux-pm report's load): periodic --hz 347 --sweep 0:100:5 --step-s 3 --cpu 1\n";
 
 struct pstep {
 	double load_pct;
@@ -675,7 +675,7 @@ CALIB_OPTS_HELP
 SLACK_OPT_HELP
 "  --json             print one JSON object\n"
 "\n"
-"Example (seed thread): impulse --gap-us 842 --trials 100 --cpu 1\n";
+"Example (the linux-pm report's gaps): impulse --gap-us 842 --trials 100 --cpu 1\n";
 
 static int cmp_double(const void *a, const void *b)
 {
