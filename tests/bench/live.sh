@@ -249,6 +249,11 @@ live_summarize() {
 			elif $p >= 0 and $q >= 0 then "win"
 			elif $p <= 0 and $q <= 0 then "dominated"
 			else "trade-off" end end;
+		# the verdicts of the configs that pass @p, against each kernel governor
+		def judged(p): [.rows[] | select(.config | p)] as $b |
+			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
+			[$b[] as $x | $k[] | select(.workload == $x.workload) |
+			 {config: $x.config, workload: .workload, against: .config, verdict: verdict($x; .)}];
 		# each cell: the median of its rounds
 		(group_by([.config, .workload]) | map(.[0] + {rounds: length,
 			perf: (map(.perf) | med), poll_pct: (map(.poll_pct) | med),
@@ -261,15 +266,20 @@ live_summarize() {
 		{driver: $d, governor: $gov, measurable: true, rounds: (map(.round) | max),
 		 tie_perf_pct: $tp, tie_energy_pts: $tq,
 		 rows: $cells, raw: .} |
-		.verdicts = ([.rows[] | select(.config == "bpfgov-balanced")] as $b |
-			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
-			[$b[] as $x | $k[] | select(.workload == $x.workload) |
-			 {workload: .workload, against: .config, verdict: verdict($x; .)}]) |
-		.variant_verdicts = ([.rows[] | select(.config | startswith("bpfgov-balanced+"))] as $b |
-			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
-			[$b[] as $x | $k[] | select(.workload == $x.workload) |
-			 {config: $x.config, workload: .workload, against: .config, verdict: verdict($x; .)}])' \
+		.verdicts = (judged(. == "bpfgov-balanced") | map(del(.config))) |
+		.variant_verdicts = judged(startswith("bpfgov-balanced+"))' \
 		"$OUT/live.rows" >"$OUT/live.json"
+}
+
+# live_cost_goal FIELD LIMIT DIGITS UNIT GOAL: the goal row "FIELD <= LIMIT in
+# every cell of a bpfgov profile": the worst, and the cells over LIMIT
+# (UNIT and GOAL are printf formats: %% for a percent sign).
+live_cost_goal() {
+	local sel='.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$"))' v f
+	v=$(j live.json "[$sel | .$1 // empty] | if length == 0 then null else max end")
+	f=$(j live.json "[$sel | select(.$1 > $2) | \"\\(.config | sub(\"bpfgov-\"; \"\")) \\(.workload) \\(.$1 * 1e$3 | round / 1e$3)\"] | join(\", \")")
+	# shellcheck disable=SC2059 # GOAL is a format (its %% is a percent sign)
+	printf "$5\t%s$4 worst%s\t%s\n" "$(fmt "$v" "$3")" "${f:+ ($f)}" "$(verdict "$v" "$(le "$v" "$2" && echo 1)")"
 }
 
 # live_goal_rows: the goals, as tab-separated rows (goal, figure, verdict).
@@ -308,14 +318,8 @@ live_goal_rows() {
 		"\(.workload) \(.poll_pct * 10 | round / 10)/\(.replay_poll_pct * 10 | round / 10)"] | join(", ")')
 	printf 'live: replay as actuated matches live poll share within 5 points (recorded cells, live/replay %%)\t%s points worst (%s)\t%s\n' \
 		"$(fmt "$v" 1)" "$f" "$(verdict "$v" "$(le "$v" 5 && echo 1)")"
-	v=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | .writes_per_cpu_s // empty] | if length == 0 then null else max end')
-	f=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | select(.writes_per_cpu_s > 10) | "\(.config | sub("bpfgov-"; "")) \(.workload) \(.writes_per_cpu_s * 10 | round / 10)"] | join(", ")')
-	printf 'live: <= 10 knob writes per CPU per second in every bpfgov cell\t%s worst%s\t%s\n' \
-		"$(fmt "$v" 1)" "${f:+ ($f)}" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
-	v=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | .loader_pct // empty] | if length == 0 then null else max end')
-	f=$(j live.json '[.rows[] | select(.config | test("^bpfgov-(balanced|powersave|performance)$")) | select(.loader_pct > 0.5) | "\(.config | sub("bpfgov-"; "")) \(.workload) \(.loader_pct * 100 | round / 100)"] | join(", ")')
-	printf 'live: the loader <= 0.5%% of one CPU in every bpfgov cell\t%s%% worst%s\t%s\n' \
-		"$(fmt "$v" 2)" "${f:+ ($f)}" "$(verdict "$v" "$(le "$v" 0.5 && echo 1)")"
+	live_cost_goal writes_per_cpu_s 10 1 '' 'live: <= 10 knob writes per CPU per second in every bpfgov cell'
+	live_cost_goal loader_pct 0.5 2 %% 'live: the loader <= 0.5%% of one CPU in every bpfgov cell'
 	for pp in pp0 pp20; do
 		b=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .perf] | first")
 		f=$(j live.json "[.rows[] | select(.config == \"forced-poll\" and .workload == \"$pp\") | .perf] | first")
@@ -337,7 +341,10 @@ doc_live() {
 		echo
 		return
 	fi
-	jq -r '"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
+	jq -r 'def vtable(v): "| workload | " + ([v[].against] | unique | join(" | ")) + " |",
+			"|---|" + ([v[].against] | unique | map("---") | join("|")) + "|",
+			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |");
+		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
 		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
 		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
 		([.rows[].workload] | unique) as $w |
@@ -347,14 +354,10 @@ doc_live() {
 			  (if (.config | startswith("bpfgov")) then " / \((.loader_pct // 0) * 100 | round / 100) % / \((.writes_per_cpu_s // 0) * 10 | round / 10) w" else "" end) end) |
 		  join(" | ")) + " |"),
 		"", "Verdicts of bpfgov-balanced (win / tie / dominated / trade-off):", "",
-		"| workload | " + ([.verdicts[].against] | unique | join(" | ")) + " |",
-		"|---|" + ([.verdicts[].against] | unique | map("---") | join("|")) + "|",
-		(.verdicts | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |"),
+		vtable(.verdicts),
 		(if ((.variant_verdicts // []) | length) > 0 then
 			"", "In the same boot and rounds, \(.variant_verdicts[0].config) (no goals; dominated in \([.variant_verdicts[] | select(.verdict == "dominated")] | length) of \(.variant_verdicts | length) verdicts, balanced in \([.verdicts[] | select(.verdict == "dominated")] | length) of \(.verdicts | length)):", "",
-			"| workload | " + ([.variant_verdicts[].against] | unique | join(" | ")) + " |",
-			"|---|" + ([.variant_verdicts[].against] | unique | map("---") | join("|")) + "|",
-			(.variant_verdicts | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |")
+			vtable(.variant_verdicts)
 		 else empty end)' \
 		"$OUT/live.json"
 	echo

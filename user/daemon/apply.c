@@ -123,6 +123,23 @@ void apply_flush(struct gov *g)
 	}
 }
 
+/* A floor record: the floor applied, or held for a sleeping CPU (1). */
+static int floor_record(struct gov *g, const struct bpfgov_event *e)
+{
+	bool held = g->pend[e->cpu];
+	int err = apply_floor(g, e->cpu, e->floor);
+
+	if (held && !err && !g->pend[e->cpu]) {
+		/* from the record (the CPU's wake-up, or a newer decision)
+		 * to the floor in place */
+		__u64 d = mono_ns() - e->ts_ns;
+
+		g->held_wake_ns_max = d > g->held_wake_ns_max ? d : g->held_wake_ns_max;
+		g->held_wake_2ms += d <= 2000000ull;
+	}
+	return err;
+}
+
 int apply_event(void *ctx, void *data, size_t size)
 {
 	const struct bpfgov_event *e = data;
@@ -137,25 +154,13 @@ int apply_event(void *ctx, void *data, size_t size)
 	g->last_seq[e->cpu] = e->seq;
 	if (e->kind == BPFGOV_EV_FLOOR) {
 		g->floor_dec++;
-		if (g->re_pend[e->cpu] && g->o->no_floor)
-			reassert_held(g, e->cpu);	/* the record it was asked for */
-		if (g->o->no_floor)
-			return 0;
-		bool held = g->pend[e->cpu];
-
-		err = apply_floor(g, e->cpu, e->floor);
+		err = g->o->no_floor ? 0 : floor_record(g, e);
 		if (err > 0)
 			return 0;	/* held for a sleeping CPU: not a write now */
-		if (held && !err && !g->pend[e->cpu]) {
-			/* from the record (the CPU's wake-up, or a newer
-			 * decision) to the floor in place */
-			__u64 d = mono_ns() - e->ts_ns;
-
-			g->held_wake_ns_max = d > g->held_wake_ns_max ? d : g->held_wake_ns_max;
-			g->held_wake_2ms += d <= 2000000ull;
-		}
 		if (g->re_pend[e->cpu])	/* the record it was asked for */
 			reassert_held(g, e->cpu);
+		if (g->o->no_floor)
+			return 0;
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
 		/* the CPU's own event: it runs */
