@@ -248,6 +248,7 @@ for L in hwp cppc; do
 	nd=$(awk '$4 >= 0' "$T_TMP/figs" | wc -l)
 	nl=$(awk '$4 >= 0 && ($5 > 2000 || $5 < 0)' "$T_TMP/figs" | wc -l)
 	diag "$L: C: rewrites that took min away followed by a floor record for that CPU: $nd; min back later than 2 ms after the record that applied it: $nl (longest $(awk '$4 >= 0 { if ($5 > m) m = $5 } END { print m + 0 }' "$T_TMP/figs") us; from the first record: longest $(awk '$4 >= 0 { if ($6 > m) m = $6 } END { print m + 0 }' "$T_TMP/figs") us, $(awk '$4 >= 0 && $6 > 2000' "$T_TMP/figs" | wc -l) later than 2 ms: held while the CPU slept)"
+	diag "$L: C: held re-asserts $(status_get .actuator.held_reasserts), held floors $(status_get .actuator.deferred_floor_changes), written to a CPU idle again (held_forced) $(status_get .actuator.held_forced), idle_cpu_writes $(status_get .actuator.idle_cpu_writes) (maybe $(status_get .actuator.idle_cpu_writes_maybe)) of $(status_get '[.actuator.cpus[].writes] | add') writes"
 	check "$L: C: min is bpfgov's within 2 ms of the floor record that applies it ($((nd - nl)) of $nd)" \
 		[ "$nd" -gt 0 -a "$nl" = 0 ]
 	"$GOV" stop >/dev/null 2>&1

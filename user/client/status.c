@@ -256,6 +256,8 @@ static void status_actuator(const struct bpfgov_loader_state *ld)
 	       (unsigned long long)ld->held_applied_at_wake);
 	printf("re-asserts held for idle CPUs, made as they ran: %llu\n",
 	       (unsigned long long)ld->held_reasserts);
+	printf("held re-asserts made on a CPU idle again, its runs shorter than the loader's "
+	       "wake-up: %llu\n", (unsigned long long)ld->held_forced);
 	printf("re-applies after online/resume: %llu\n", (unsigned long long)ld->reapplies);
 	printf("floor register rewritten by its driver under bpfgov: %llu "
 	       "(during a write of ours, its fields kept and our min written again: %llu)\n",

@@ -91,13 +91,49 @@ int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 	return err;
 }
 
-/* A re-assert held for @cpu, now if it runs; if it sleeps, its next busy
- * run is asked for a record again (floor_hold). */
-static void reassert_held(struct gov *g, __u32 cpu)
+/*
+ * A CPU with a held re-assert, found idle again at its own floor record
+ * (its busy run began at @e->ts_ns): the run ended before the loader,
+ * woken by the record, could read the register back (measured on the test
+ * host: runs of 20-120 us against a wake-up of 30-130 us). A CPU whose
+ * runs are all that short would keep the driver's min for good. So the
+ * second such record within HOLD_RAN_NS re-asserts all the same: one IPI
+ * to a CPU that wakes that often anyway, at most one a second (the
+ * re-assert's period), counted in held_forced. A held floor waits for a
+ * run the loader can catch: measured on a machine left quiet, daemons'
+ * bursts of short runs drew a raise of a quarter of the range about once
+ * a second per CPU, whose forced write then left a high min standing
+ * until a run was caught for its fall. true: re-assert now.
+ */
+#define HOLD_RAN_NS	10000000ull
+
+static bool hold_runs_out(struct gov *g, const struct bpfgov_event *e)
+{
+	struct bpfgov_cpu_state s;
+	__u32 cpu = e->cpu;
+	__u64 prev;
+
+	if (!g->re_pend[cpu])
+		return false;
+	/* running (re-asserted anyway), or a record not of its own run */
+	if (!bpfs_cpu_idle(g, cpu, &s) || s.idle_since_ns < e->ts_ns)
+		return false;
+	prev = g->hold_ran_ns[cpu];
+	g->hold_ran_ns[cpu] = e->ts_ns;
+	if (!prev || e->ts_ns - prev > HOLD_RAN_NS)
+		return false;
+	g->held_forced++;
+	return true;
+}
+
+/* A re-assert held for @cpu, now if it runs (or @force: hold_runs_out);
+ * if it sleeps, its next busy run is asked for a record again
+ * (floor_hold). */
+static void reassert_held(struct gov *g, __u32 cpu, bool force)
 {
 	struct bpfgov_cpu_state s;
 
-	if (bpfs_cpu_idle(g, cpu, &s) && floor_hold(g, cpu))
+	if (!force && bpfs_cpu_idle(g, cpu, &s) && floor_hold(g, cpu))
 		return;
 	g->re_pend[cpu] = false;
 	g->held_reasserts++;
@@ -119,7 +155,7 @@ void apply_flush(struct gov *g)
 		if (g->pend[cpu] && apply_floor(g, cpu, g->pend_floor[cpu]) < 0)
 			g->act_errors++;
 		if (g->re_pend[cpu])
-			reassert_held(g, cpu);
+			reassert_held(g, cpu, false);
 	}
 }
 
@@ -153,12 +189,14 @@ int apply_event(void *ctx, void *data, size_t size)
 		g->seq_gaps++;
 	g->last_seq[e->cpu] = e->seq;
 	if (e->kind == BPFGOV_EV_FLOOR) {
+		bool force = hold_runs_out(g, e);
+
 		g->floor_dec++;
 		err = g->o->no_floor ? 0 : floor_record(g, e);
+		if (g->re_pend[e->cpu] && (err <= 0 || force))	/* the record it was asked for */
+			reassert_held(g, e->cpu, force);
 		if (err > 0)
 			return 0;	/* held for a sleeping CPU: not a write now */
-		if (g->re_pend[e->cpu])	/* the record it was asked for */
-			reassert_held(g, e->cpu);
 		if (g->o->no_floor)
 			return 0;
 	} else if (e->kind == BPFGOV_EV_PICK) {
@@ -188,8 +226,11 @@ void apply_reassert(struct gov *g)
 {
 	struct bpfgov_cpu_state s;
 
-	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
+		if (!g->re_pend[cpu])
+			g->hold_ran_ns[cpu] = 0;
 		g->re_pend[cpu] = bpfs_cpu_idle(g, cpu, &s) && floor_hold(g, cpu);
+	}
 	act_reassert_skip(g->act, g->re_pend);
 }
 

@@ -81,6 +81,8 @@ struct gov {
 	bool *pend;			/* a floor waits until the CPU runs */
 	__u32 *pend_floor;
 	bool *re_pend;			/* a re-assert waits until the CPU runs */
+	__u64 *hold_ran_ns;		/* a held re-assert's last record that found its CPU
+					 * idle again */
 	__u64 idle_cpu_writes;		/* floor writes that reached an idle CPU (it slept
 					 * through the write: write_hit_idle) */
 	__u64 idle_cpu_writes_maybe;	/* ... that may have: it fell asleep or woke
@@ -90,6 +92,8 @@ struct gov {
 	__u64 held_wake_ns_max;		/* ... the longest time from the record */
 	__u64 deferred;			/* floor changes held for an idle CPU */
 	__u64 held_reasserts;		/* re-asserts held for an idle CPU, made as it ran */
+	__u64 held_forced;		/* held re-asserts made on a CPU whose runs end
+					 * before the loader can read back (hold_runs_out) */
 	/* resume and hotplug (watch_platform) */
 	char online[256];		/* devices/system/cpu/online, last seen */
 	int online_fd;			/* ... kept open: one pread per check */
