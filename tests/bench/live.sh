@@ -284,7 +284,7 @@ live_cost_goal() {
 
 # live_goal_rows: the goals, as tab-separated rows (goal, figure, verdict).
 live_goal_rows() {
-	local v f pp b
+	local v f pp b p m tp
 	if [ "$(j live.json .measurable)" != true ]; then
 		printf 'live idle judge: every goal\tnot measurable, driver %s (no POLL state time)\tnot measured\n' \
 			"$(j live.json .driver)"
@@ -323,9 +323,12 @@ live_goal_rows() {
 	for pp in pp0 pp20; do
 		b=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .perf] | first")
 		f=$(j live.json "[.rows[] | select(.config == \"forced-poll\" and .workload == \"$pp\") | .perf] | first")
+		p=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .poll_pct] | first")
+		m=$(j live.json "[.rows[] | select(.config == \"menu\" and .workload == \"$pp\") | .poll_pct] | first")
 		v=$(calc "$b / $f")
-		printf 'live: ping-pong %s us >= 0.9x forced POLL loops/s\t%s× (%s vs %s)\t%s\n' "${pp#pp}" \
-			"$(fmt "$v" 2)" "$(fmt "$b" 0)" "$(fmt "$f" 0)" "$(verdict "$v" "$(ge "$v" 0.9 && echo 1)")"
+		printf 'live: ping-pong %s us: >= 0.9x forced POLL loops/s, or polling no more than menu\t%s× (%s vs %s); poll %s%% vs menu %s%%\t%s\n' "${pp#pp}" \
+			"$(fmt "$v" 2)" "$(fmt "$b" 0)" "$(fmt "$f" 0)" "$(fmt "$p" 1)" "$(fmt "$m" 1)" \
+			"$(verdict "$(calc "$v + $p + $m")" "$({ ge "$v" 0.9 || le "$p" "$m"; } && echo 1)")"
 	done
 }
 
