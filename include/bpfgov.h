@@ -58,6 +58,7 @@ struct bpfgov_config {
 	__u32 pick_band;		/* hysteresis around 4/8 for idle picks, in eighths */
 	__u32 history_ctx;		/* 1: idle history per context (class of the recent idles) */
 	__u32 pick_dwell_ms;		/* the standing pick moves at most once this long (0: off) */
+	__u32 veto_hold;		/* dwell windows voting for polling before it resumes after a veto */
 	__u32 tick_us;			/* scheduler tick (TICK_NSEC): the kernel's poll limit derives from it */
 	__u32 state_exit_latency_us[BPFGOV_STATE_SLOTS];	/* driver table */
 	__u32 state_residency_us[BPFGOV_STATE_SLOTS];	/* driver table */
@@ -202,6 +203,7 @@ struct bpfgov_cpu_state {
 	__u32 pick_votes[BPFGOV_STATE_SLOTS];	/* ... of the idles whose evidence pointed at state k */
 	__u32 dwell_pending;		/* the last window voted to move: 1 deeper, 2 shallower */
 	__u32 vote_weight;		/* the current idle's vote: its length, ~us (ns >> 10) */
+	__u32 veto_left;		/* windows that may still not go back to polling (veto_hold) */
 	/* The loader's word (the one field it writes, through the mapping):
 	 * it holds a floor for this CPU while it sleeps; the busy run that
 	 * ends the sleep clears it and sends the loader a floor record, so

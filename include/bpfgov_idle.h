@@ -168,7 +168,11 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
  * follows at a window's end. A steady load that straddles a boundary
  * keeps its pick; a load that moves is followed within two or three
  * windows. The polling veto does not wait (pol_dwell_reset): polling
- * through a lull is what it exists to stop.
+ * through a lull is what it exists to stop. Going back to polling after
+ * a veto takes veto_hold windows in a row that voted for it: on a load
+ * whose polls overrun every few windows, each veto and each return is a
+ * write, so a veto that stands one window (the default) cycles up to
+ * 1000 / pick_dwell_ms times a second.
  */
 static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
 {
@@ -210,6 +214,13 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 	/* the first window of a CPU (none before it) moves at once */
 	*pick = !dir || (s->dwell_pending == dir || !s->dwell_start_ns) ? to : cur;
 	s->dwell_pending = dir;
+	/* back to polling after a veto: veto_hold windows in a row */
+	if (dir == 2 && s->veto_left && c->state_is_poll[to & BPFGOV_STATE_MASK]) {
+		s->veto_left--;
+		*pick = cur;
+	} else if (s->veto_left) {	/* in a row: the count starts again */
+		s->veto_left = c->veto_hold - 1;
+	}
 	pol_dwell_reset(s);
 	return 0;
 }
@@ -295,8 +306,10 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	    pick == s->hist_pick)
 		ok = s->timer_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
 	if (c->pick_dwell_ms) {
-		if (reason == BPFGOV_R_LONG_POLL)
+		if (reason == BPFGOV_R_LONG_POLL) {
 			pol_dwell_reset(s);
+			s->veto_left = c->veto_hold ? c->veto_hold - 1 : 0;
+		}
 		else if (pol_dwell_hold(s, c, &pick))
 			return 0;
 	}

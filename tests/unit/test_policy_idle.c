@@ -1345,6 +1345,58 @@ static void test_idle_dwell_votes_veto_does_not(void **state)
 	assert_true(m.now - start < 100 * MS);
 }
 
+/* Going back to polling after a veto (veto_hold): short polled idles
+ * (3 us) with a poll that overruns poll_max_us every 150 ms, for 5 s.
+ * With the default (1) each overrun is a veto and a return, both picks
+ * written; with 4, the return waits 4 windows that voted for polling,
+ * and the overruns of polls it no longer makes stop the cycle. */
+static void test_idle_veto_hold(void **state)
+{
+	static const __u32 holds[] = { 1, 4 };
+	double rate[2], polled[2];
+	struct sim m;
+
+	(void)state;
+	for (int j = 0; j < 2; j++) {
+		__u64 start, changes, next, polled_ns = 0, t;
+
+		sim_init(&m);
+		cfg_four_states(&m.c);
+		m.c.pick_dwell_ms = 100;
+		m.c.veto_hold = holds[j];
+		sim_reinit(&m);
+		while (m.now - T0 < SEC) {	/* polling stands */
+			sim_busy(&m, 10 * US, 0);
+			sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+		}
+		assert_int_equal(m.s.idle_pick, 0);
+		start = m.now;
+		changes = m.s.nr_pick_changes;
+		next = start + 150 * MS;
+		while (m.now - start < 5 * SEC) {
+			__u32 st = m.s.idle_pick;
+
+			sim_busy(&m, 10 * US, 0);
+			/* a lull of 500 us at every 150 ms: polled through
+			 * (an overrun) where the pick polls, halted in C1
+			 * where it does not */
+			t = m.now >= next ? 500 * US : 3 * US;
+			if (m.now >= next)
+				next += 150 * MS;
+			polled_ns += m.c.state_is_poll[st] ? t : 0;
+			sim_idle(&m, t + (m.c.state_is_poll[st] ? 0 :
+					  m.c.state_exit_latency_us[st] * US), st, 0);
+		}
+		rate[j] = (double)(m.s.nr_pick_changes - changes) * SEC / (double)(m.now - start);
+		polled[j] = 100.0 * (double)polled_ns / (double)(m.now - start);
+	}
+	print_message("  a 500 us lull every 150 ms among 3 us idles: %.1f pick changes/s, "
+		      "%.1f %% of the time polled (veto_hold 1), %.1f and %.1f %% (veto_hold 4)\n",
+		      rate[0], polled[0], rate[1], polled[1]);
+	assert_true(rate[0] >= 8.0);		/* the cycle: a veto and a return per lull */
+	assert_true(rate[1] <= rate[0] / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1354,6 +1406,7 @@ int main(void)
 		cmocka_unit_test(test_idle_straddle_rates),
 		cmocka_unit_test(test_idle_dwell_steady),
 		cmocka_unit_test(test_idle_dwell_votes_veto_does_not),
+		cmocka_unit_test(test_idle_veto_hold),
 		cmocka_unit_test(test_tunables_default_state_table),
 		cmocka_unit_test(test_idle_payback_points),
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
