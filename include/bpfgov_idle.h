@@ -169,9 +169,9 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
  * keeps its pick; a load that moves is followed within two or three
  * windows. The polling veto does not wait (pol_dwell_reset): polling
  * through a lull is what it exists to stop. Going back to polling after
- * a veto takes veto_hold windows in a row that voted for it: on a load
- * whose polls overrun every few windows, each veto and each return is a
- * write, so a veto that stands one window (the default) cycles up to
+ * a veto takes veto_hold windows in a row that voted for it (default 4):
+ * on a load whose polls overrun every few windows, each veto and each
+ * return is a write, and a veto that stood one window cycled up to
  * 1000 / pick_dwell_ms times a second.
  */
 static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
