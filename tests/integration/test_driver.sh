@@ -155,16 +155,22 @@ done
 #   DEC_US   the time to bpfgov's next floor record for that CPU whose
 #            register value (the loader's scaling, lowest..highest) is not
 #            the driver's min (-1: none within the watch);
-#   LATE_US  how long after the last such record before it min was back
-#            (the record that applied it: a floor for a CPU that went to
-#            sleep waits for the record of its next busy run); 0 when min
-#            was back before any record, -1 when never;
+#   LATE_US  how long after the last record of that CPU (of any floor,
+#            or a pick: each says it ran) before it min was back (the
+#            record that applied it: a floor held, or a re-assert held,
+#            for a CPU that went to sleep is made on the record of its
+#            next busy run, whatever that record's floor); 0 when min was
+#            back before any record, -1 when never;
 #   FIRST_US the same from the first record.
 back_figures() {
-	jq -r 'select(.kind == "floor") | "\(.cpu) \(.ts_ns) \(.floor)"' "$T_TMP/tail" 2>/dev/null |
+	jq -r 'select(.kind == "floor" or .kind == "pick") | "\(.cpu) \(.ts_ns) \(.kind) \(.floor)"' \
+		"$T_TMP/tail" 2>/dev/null |
 	awk -v lo="$1" -v hi="$2" -v orig="$ORIG_MIN" -v watch=1500000000 '
 	FILENAME == "-" {
-		hw = lo + int(((hi - lo) * ($3 > 1024 ? 1024 : $3) + 512) / 1024)
+		rec[$1] = rec[$1] " " $2
+		if ($3 != "floor")
+			next
+		hw = lo + int(((hi - lo) * ($4 > 1024 ? 1024 : $4) + 512) / 1024)
 		if (hw != orig)
 			dec[$1] = dec[$1] " " $2
 		next
@@ -177,9 +183,11 @@ back_figures() {
 				continue
 			if (d < 0)
 				d = ts[i]
-			if (back > 0 && ts[i] + 0 <= back + 0)
-				dl = ts[i]
 		}
+		n = split(rec[cpu], ts, " ")
+		for (i = 1; i <= n; i++)
+			if (d > 0 && ts[i] + 0 >= d + 0 && back > 0 && ts[i] + 0 <= back + 0)
+				dl = ts[i]
 		if (d > 0 && d > t0 + watch - 2000000) d = -1
 		b = back > 0 ? (back - t0) / 1000 : -1
 		dd = d > 0 ? (d - t0) / 1000 : -1
