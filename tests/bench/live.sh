@@ -282,6 +282,9 @@ live_cost_goal() {
 	printf "$5\t%s$4 worst%s\t%s\n" "$(fmt "$v" "$3")" "${f:+ ($f)}" "$(verdict "$v" "$(le "$v" "$2" && echo 1)")"
 }
 
+# live_cell CONFIG WORKLOAD FIELD: one cell's figure (null: none).
+live_cell() { j live.json "[.rows[] | select(.config == \"$1\" and .workload == \"$2\") | .$3] | first"; }
+
 # live_goal_rows: the goals, as tab-separated rows (goal, figure, verdict).
 live_goal_rows() {
 	local v f pp b p m tp
@@ -299,17 +302,17 @@ live_goal_rows() {
 		printf 'live: balanced dominated by no kernel governor on any workload\t%s dominated of %s verdicts%s\t%s\n' \
 			"$v" "$(j live.json '.verdicts | length')" "${f:+ ($f)}" "$(verdict "$v" "$([ "$v" = 0 ] && echo 1)")"
 	fi
-	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "quiet") | .poll_pct] | first')
+	v=$(live_cell bpfgov-balanced quiet poll_pct)
 	printf 'live: quiet machine (from 100 ms after a burst) polls <= 1%% of CPU time\t%s%%\t%s\n' \
 		"$(fmt "$v" 2)" "$(verdict "$v" "$(le "$v" 1 && echo 1)")"
-	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "ct2000") | .poll_pct] | first')
-	b=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "ct2000") | .perf] | first')
+	v=$(live_cell bpfgov-balanced ct2000 poll_pct)
+	b=$(live_cell bpfgov-balanced ct2000 perf)
 	f=$(j live.json '[.rows[] | select((.config | test("^(haltpoll|menu|ladder|teo)")) and .workload == "ct2000") | .perf] | min')
 	tp=$(j live.json .tie_perf_pct); [ "$tp" != null ] || tp=$LIVE_TIE_PERF_PCT
 	printf 'live: cyclictest --laptop 2 ms: poll <= 2%%, average latency within %s%% of the best kernel governor\tpoll %s%%, %s us vs %s us\t%s\n' \
 		"$tp" "$(fmt "$v" 1)" "$(fmt "$b" 1)" "$(fmt "$f" 1)" \
 		"$(verdict "$(calc "$v + $b + $f")" "$(le "$v" 2 && le "$b" "$(calc "$f * (1 + $tp / 100)")" && echo 1)")"
-	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced" and .workload == "pp500") | .poll_pct] | first')
+	v=$(live_cell bpfgov-balanced pp500 poll_pct)
 	printf 'live: ping-pong 500 us polls <= 10%% of CPU time\t%s%%\t%s\n' \
 		"$(fmt "$v" 1)" "$(verdict "$v" "$(le "$v" 10 && echo 1)")"
 	v=$(j live.json '[.rows[] | select(.config == "bpfgov-balanced-recorded" and .replay_poll_pct != null) |
@@ -321,10 +324,10 @@ live_goal_rows() {
 	live_cost_goal writes_per_cpu_s 10 1 '' 'live: <= 10 knob writes per CPU per second in every bpfgov cell'
 	live_cost_goal loader_pct 0.5 2 %% 'live: the loader <= 0.5%% of one CPU in every bpfgov cell'
 	for pp in pp0 pp20; do
-		b=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .perf] | first")
-		f=$(j live.json "[.rows[] | select(.config == \"forced-poll\" and .workload == \"$pp\") | .perf] | first")
-		p=$(j live.json "[.rows[] | select(.config == \"bpfgov-balanced\" and .workload == \"$pp\") | .poll_pct] | first")
-		m=$(j live.json "[.rows[] | select(.config == \"menu\" and .workload == \"$pp\") | .poll_pct] | first")
+		b=$(live_cell bpfgov-balanced "$pp" perf)
+		f=$(live_cell forced-poll "$pp" perf)
+		p=$(live_cell bpfgov-balanced "$pp" poll_pct)
+		m=$(live_cell menu "$pp" poll_pct)
 		v=$(calc "$b / $f")
 		printf 'live: ping-pong %s us: >= 0.9x forced POLL loops/s, or polling no more than menu\t%s× (%s vs %s); poll %s%% vs menu %s%%\t%s\n' "${pp#pp}" \
 			"$(fmt "$v" 2)" "$(fmt "$b" 0)" "$(fmt "$f" 0)" "$(fmt "$p" 1)" "$(fmt "$m" 1)" \

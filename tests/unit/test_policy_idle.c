@@ -1347,8 +1347,8 @@ static void test_idle_dwell_votes_veto_does_not(void **state)
 
 /* Going back to polling after a veto (veto_hold): short polled idles
  * (3 us) with a poll that overruns poll_max_us every 150 ms, for 5 s.
- * With the default (1) each overrun is a veto and a return, both picks
- * written; with 4, the return waits 4 windows that voted for polling,
+ * With 1 each overrun is a veto and a return, both picks written; with
+ * 4 (the default), the return waits 4 windows that voted for polling,
  * and the overruns of polls it no longer makes stop the cycle. */
 static void test_idle_veto_hold(void **state)
 {

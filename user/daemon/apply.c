@@ -92,50 +92,49 @@ int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 }
 
 /*
- * A CPU with a held re-assert, found idle again at its own floor record
- * (its busy run began at @e->ts_ns): the run ended before the loader,
- * woken by the record, could read the register back (measured on the test
- * host: runs of 20-120 us against a wake-up of 30-130 us). A CPU whose
- * runs are all that short would keep the driver's min for good. So the
- * second such record within HOLD_RAN_NS re-asserts all the same: one IPI
- * to a CPU that wakes that often anyway, at most one a second (the
- * re-assert's period), counted in held_forced. A held floor waits for a
- * run the loader can catch: measured on a machine left quiet, daemons'
- * bursts of short runs drew a raise of a quarter of the range about once
- * a second per CPU, whose forced write then left a high min standing
- * until a run was caught for its fall. true: re-assert now.
+ * A CPU with a held re-assert, idle (@s) again at its own record (its
+ * busy run began at @rec_ns): the run ended before the loader, woken by
+ * the record, could read the register back (measured on the test host:
+ * runs of 20-120 us against a wake-up of 30-130 us). A CPU whose runs are
+ * all that short would keep the driver's min for good. So the second such
+ * record within HOLD_RAN_NS re-asserts all the same: one IPI to a CPU
+ * that wakes that often anyway, at most one a second (the re-assert's
+ * period), counted in held_forced. A held floor waits for a run the
+ * loader can catch: measured on a machine left quiet, daemons' bursts of
+ * short runs drew a raise of a quarter of the range about once a second
+ * per CPU, whose forced write then left a high min standing until a run
+ * was caught for its fall. true: re-assert now.
  */
 #define HOLD_RAN_NS	10000000ull
 
-static bool hold_runs_out(struct gov *g, const struct bpfgov_event *e)
+static bool hold_runs_out(struct gov *g, __u32 cpu, const struct bpfgov_cpu_state *s,
+			  __u64 rec_ns)
 {
-	struct bpfgov_cpu_state s;
-	__u32 cpu = e->cpu;
-	__u64 prev;
+	__u64 prev = g->hold_ran_ns[cpu];
 
-	if (!g->re_pend[cpu])
+	/* the loop's check, or a record not of its own run */
+	if (!rec_ns || s->idle_since_ns < rec_ns)
 		return false;
-	/* running (re-asserted anyway), or a record not of its own run */
-	if (!bpfs_cpu_idle(g, cpu, &s) || s.idle_since_ns < e->ts_ns)
-		return false;
-	prev = g->hold_ran_ns[cpu];
-	g->hold_ran_ns[cpu] = e->ts_ns;
-	if (!prev || e->ts_ns - prev > HOLD_RAN_NS)
+	g->hold_ran_ns[cpu] = rec_ns;
+	if (!prev || rec_ns - prev > HOLD_RAN_NS)
 		return false;
 	g->held_forced++;
 	return true;
 }
 
-/* A re-assert held for @cpu, now if it runs (or @force: hold_runs_out);
- * if it sleeps, its next busy run is asked for a record again
- * (floor_hold). */
-static void reassert_held(struct gov *g, __u32 cpu, bool force)
+/* A re-assert held for @cpu, now if it runs (or its runs are too short to
+ * be caught: hold_runs_out); if it sleeps, its next busy run is asked for
+ * a record again (floor_hold). @rec_ns: the CPU's own record that brought
+ * it here (0: the loop's check). */
+static void reassert_held(struct gov *g, __u32 cpu, __u64 rec_ns)
 {
 	struct bpfgov_cpu_state s;
 
-	if (!force && bpfs_cpu_idle(g, cpu, &s) && floor_hold(g, cpu))
+	if (bpfs_cpu_idle(g, cpu, &s) && !hold_runs_out(g, cpu, &s, rec_ns) &&
+	    floor_hold(g, cpu))
 		return;
 	g->re_pend[cpu] = false;
+	g->hold_ran_ns[cpu] = 0;
 	g->held_reasserts++;
 	if (act_reassert_cpu(g->act, cpu) < 0)
 		g->act_errors++;
@@ -155,7 +154,7 @@ void apply_flush(struct gov *g)
 		if (g->pend[cpu] && apply_floor(g, cpu, g->pend_floor[cpu]) < 0)
 			g->act_errors++;
 		if (g->re_pend[cpu])
-			reassert_held(g, cpu, false);
+			reassert_held(g, cpu, 0);
 	}
 }
 
@@ -189,15 +188,12 @@ int apply_event(void *ctx, void *data, size_t size)
 		g->seq_gaps++;
 	g->last_seq[e->cpu] = e->seq;
 	if (e->kind == BPFGOV_EV_FLOOR) {
-		bool force = hold_runs_out(g, e);
-
 		g->floor_dec++;
 		err = g->o->no_floor ? 0 : floor_record(g, e);
-		if (g->re_pend[e->cpu] && (err <= 0 || force))	/* the record it was asked for */
-			reassert_held(g, e->cpu, force);
-		if (err > 0)
-			return 0;	/* held for a sleeping CPU: not a write now */
-		if (g->o->no_floor)
+		if (g->re_pend[e->cpu])	/* the record it was asked for */
+			reassert_held(g, e->cpu, e->ts_ns);
+		/* held for a sleeping CPU (not a write now), or no floor */
+		if (err > 0 || g->o->no_floor)
 			return 0;
 	} else if (e->kind == BPFGOV_EV_PICK) {
 		g->pick_dec++;
@@ -226,11 +222,8 @@ void apply_reassert(struct gov *g)
 {
 	struct bpfgov_cpu_state s;
 
-	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
-		if (!g->re_pend[cpu])
-			g->hold_ran_ns[cpu] = 0;
+	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++)
 		g->re_pend[cpu] = bpfs_cpu_idle(g, cpu, &s) && floor_hold(g, cpu);
-	}
 	act_reassert_skip(g->act, g->re_pend);
 }
 
