@@ -217,10 +217,14 @@ for L in hwp cppc; do
 	check "$L: C: start --follow-ppd comes up on the $KIND stand-in" \
 		gov_start --follow-ppd $(plat_roots "$P") --no-idle --duration 40
 	bg "$GOV" tail --json >"$T_TMP/tail" 2>/dev/null
-	# the load sweep alone: the floor moves all through the run
+	# the load sweep alone, again and again until killed: the floor
+	# moves all through the run, and every CPU runs 0.4 ms or more
+	# every 4 ms, runs that the loader finds (a CPU left quiet, whose
+	# runs end before the loader reads its record, keeps a held floor
+	# until one it can find: part D)
 	for c in $(online_cpus); do
 		bg taskset -c "$c" "$WORK" periodic --hz 250 --sweep 10:90:40 --step-s 0.3 \
-			--cpu "$c" >/dev/null
+			--duration 60 --cpu "$c" >/dev/null
 	done
 	# at a real-time priority, as the loader: its 100 us samples of the
 	# register are what times the floor's return

@@ -409,7 +409,9 @@ static const char periodic_help[] =
 "\n"
 "  --hz F             work/sleep frequency, 0.1..100000 (e.g. 347)\n"
 "  --load PCT         work packet size as % of the period at full speed\n"
-"  --duration S       run time for --load (default 10)\n"
+"  --duration S       run time for --load (default 10); with --sweep, the\n"
+"                     sweep repeats until S seconds have passed (default:\n"
+"                     once)\n"
 "  --sweep LO:HI:STEP load LO, LO+STEP, .. up to HI and back down to LO\n"
 "  --step-s S         seconds per sweep step (default 3)\n"
 "  --cpu N            pin to CPU N\n"
@@ -465,7 +467,7 @@ static void periodic_step(struct pstep *s, int64_t period_ns, int64_t *next,
 			s->sleeps++;
 		}
 	}
-	s->elapsed_ns = *next - t_begin;
+	s->elapsed_ns += *next - t_begin;
 }
 
 static double step_work_pct(const struct pstep *s, int64_t period_ns)
@@ -538,11 +540,9 @@ static int cmd_periodic(int argc, char **argv)
 		usage_error("--load and --sweep are mutually exclusive");
 	if (!sweep && load < 0)
 		usage_error("one of --load or --sweep is required");
-	if (sweep && duration >= 0)
-		usage_error("--duration does not apply to --sweep (use --step-s)");
 	if (!sweep && step_s >= 0)
 		usage_error("--step-s only applies to --sweep");
-	if (duration < 0)
+	if (duration < 0 && !sweep)
 		duration = 10;
 	if (step_s < 0)
 		step_s = 3;
@@ -578,8 +578,13 @@ static int cmd_periodic(int argc, char **argv)
 
 	t_start = next = now_ns();
 	int done = 0;
-	for (int i = 0; i < nsteps && !stopping(); i++, done++)
-		periodic_step(&steps[i], period_ns, &next, round_i64(step_s * 1e9));
+	/* --sweep with --duration: the sweep again until then */
+	for (int k = 0; !stopping(); k++) {
+		if (duration < 0 ? k >= nsteps : now_ns() - t_start >= round_i64(duration * 1e9))
+			break;
+		periodic_step(&steps[k % nsteps], period_ns, &next, round_i64(step_s * 1e9));
+		done = k < nsteps ? k + 1 : nsteps;
+	}
 	t_end = now_ns();
 	for (int i = 0; i < done; i++) {
 		tot_periods += steps[i].periods;

@@ -128,6 +128,14 @@ json_check "periodic --sweep" '
 	.periods == ([.steps[].periods] | add) and
 	.overruns == ([.steps[].overruns] | add)' \
 	-- periodic --hz 500 --sweep 0:100:50 --step-s 0.1 "${cal[@]}"
+# a sweep repeated until --duration: 0.5 s of 0.1 s steps is the three
+# steps, then the first two again (10 .. 20 periods each at 100 Hz)
+json_check "periodic --sweep --duration repeats the sweep" '
+	.workload == "periodic" and ([.steps[].load_pct] == [10, 30, 10]) and
+	.steps[0].periods >= 18 and .steps[1].periods >= 18 and
+	.steps[2].periods >= 9 and .steps[2].periods <= 11 and
+	(.elapsed_s >= 0.45 and .elapsed_s < 0.7)' \
+	-- periodic --hz 100 --sweep 10:30:20 --step-s 0.1 --duration 0.5 "${cal[@]}"
 json_check "periodic --loops-per-us reuses the packet" '
 	.loops_per_us == 100 and .steps[0].packet_loops == 50000' \
 	-- periodic --hz 1000 --load 50 --duration 0.05 --loops-per-us 100
