@@ -228,7 +228,7 @@ struct cg_wcache {
 static struct cg_wcache scx_cg_wcache[BPFGOV_MAX_CPUS];
 static __u32 scx_cg_gen = 1;	/* 0: never cached */
 
-/* Set by the loader four seconds in sixteen (as it attaches sched_waking in
+/* Set by the loader four seconds in sixteen (as sched_waking's flag in
  * tracepoint mode): only then does a wake-up aimed at a sleeping CPU
  * stamp it for the wake-up cost, which moves slowly; the other seconds
  * pay no clock read for it.  Which wake-ups: paced (gov_wake_paced). */

@@ -8,7 +8,7 @@
  * and idle gaps (include/bpfgov_runs.h: no sched_switch program, which
  * would run twice more per wake-up); sched_waking stamps the sleeping CPU
  * a wakeup is aimed at (so the idle exit that follows measures the real
- * wake-up cost of that state; attached part of the time by the loader),
+ * wake-up cost of that state; the loader turns it on part of the time),
  * and the local APIC timer is the tick that accounts long busy runs and
  * refreshes sleeping CPUs (and, on a sleeping CPU, marks a timer wake-up);
  * it reads neither the clock nor more than one line of state when it has
@@ -77,11 +77,21 @@ int BPF_PROG(bpfgov_cpu_idle, unsigned int state, unsigned int cpu_id)
 	return 0;
 }
 
+/*
+ * Set by the loader four seconds in sixteen: only then does a wake-up
+ * stamp its target for the wake-up cost, which moves slowly. A flag in
+ * the program, as in sched_ext mode, and not a detach: attaching or
+ * detaching a tracepoint patches kernel text, and each patch sends
+ * function-call IPIs to every online CPU (text_poke_sync), sleeping
+ * ones included.
+ */
+volatile __u32 trace_wake_sample = 1;
+
 /* Wake-up stamps are samples (gov_wake_sampled, bpfgov_common.bpf.h). */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(bpfgov_waking, struct task_struct *p)
 {
-	if (!gov_wake_sampled())
+	if (!trace_wake_sample || !gov_wake_sampled())
 		return 0;
 	/* task_cpu(p) before select_task_rq: where the task last ran, the
 	 * CPU that usually gets the wakeup. A miss only costs one sample.

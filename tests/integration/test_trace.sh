@@ -8,6 +8,31 @@
 check "govloader start comes up in trace mode" gov_start --mode trace --dry-run
 is "status reports trace mode" "$(status_get .mode)" trace
 
+# Wake-up stamps four seconds in sixteen, by a flag in the program's data,
+# never by detaching sched_waking: each attach or detach patches kernel
+# text and interrupts every CPU. Sampled every 0.5 s on CPU0 for the whole
+# run (about 25 s; 45 s at most): "LINK_ID FLAG" of bpfgov_waking.
+waking_sample() {
+	local p d l f end=$((SECONDS + 45))
+	while [ "$SECONDS" -lt "$end" ]; do
+		p=$(bpftool prog show name bpfgov_waking -j 2>/dev/null)
+		l=$(bpftool link show -j 2>/dev/null | jq -r --argjson p "$(jq '.id // 0' <<<"$p")" \
+			'[.[] | select(.prog_id == $p) | .id] | first // "none"')
+		d=
+		for m in $(jq -r '.map_ids[]?' <<<"$p"); do
+			bpftool map show id "$m" -j 2>/dev/null | jq -e '.name | endswith(".data")' >/dev/null &&
+				d=$m
+		done
+		f=$([ -n "$d" ] && bpftool map dump id "$d" -j 2>/dev/null |
+			jq -r '.[0].formatted.value[".data"][0].trace_wake_sample // "none"')
+		echo "$l ${f:-none}"
+		sleep 0.5
+	done
+}
+# not in BG_PIDS, which the idle checks below kill
+taskset -c 0 bash -c "$(declare -f waking_sample); waking_sample" >"$T_TMP/waking" &
+WAKING_PID=$!
+
 sleep 1
 u0=$(status_get '.cpus[1].util')
 diag "CPU1 util before the busy loop: $u0"
@@ -73,6 +98,14 @@ st=$(status_get '.cpus[0].idle_entries')
 check "cpu_idle events are counted ($st)" [ "$st" -gt 0 ]
 dr=$(status_get '.drops.events')
 is "no decision records dropped" "$dr" 0
+
+kill "$WAKING_PID" 2>/dev/null
+wait "$WAKING_PID" 2>/dev/null
+diag "sched_waking link and stamp flag, every 0.5 s: $(awk '{ n[$0]++ } END { for (k in n) printf "%s (%d) ", k, n[k] }' "$T_TMP/waking")"
+check "sched_waking stays attached for the whole run, one link: no kernel text patched ($(awk '{ print $1 }' "$T_TMP/waking" | sort -u | paste -sd,))" \
+	[ "$(awk '{ print $1 }' "$T_TMP/waking" | sort -u | grep -vc none)" = 1 -a "$(grep -c '^none' "$T_TMP/waking")" = 0 ]
+check "its wake-up stamps are turned on and off by the flag ($(awk '{ print $2 }' "$T_TMP/waking" | sort -u | paste -sd,) over $(wc -l <"$T_TMP/waking") samples)" \
+	[ "$(awk '{ print $2 }' "$T_TMP/waking" | sort -u | paste -sd,)" = "0,1" ]
 
 "$GOV" stop >"$T_TMP/stop.log" 2>&1
 is "stop exits 0" "$?" 0

@@ -51,20 +51,15 @@ static void trace_close(struct gov *g)
 	bpfgov_trace__destroy(skel(g));
 }
 
-/* sched_waking, attached for the sampled seconds alone. */
+/* sched_waking stamps for the sampled seconds alone: a flag in the
+ * program's data (bpfgov_trace.bpf.c), never a detach, which would patch
+ * kernel text and interrupt every CPU. */
 static void trace_wake_sample(struct gov *g, bool on)
 {
 	struct bpfgov_trace *t = skel(g);
-	struct bpf_link **l = &t->links.bpfgov_waking;
 
-	if (on && !*l) {
-		*l = bpf_program__attach(t->progs.bpfgov_waking);
-		if (!*l)
-			pr_debug("cannot attach sched_waking: %s\n", strerror(errno));
-	} else if (!on && *l) {
-		bpf_link__destroy(*l);
-		*l = NULL;
-	}
+	if (t->data)
+		((volatile struct bpfgov_trace__data *)t->data)->trace_wake_sample = on;
 }
 
 static int trace_timer_learner(struct gov *g, struct timer_learner *tl)

@@ -24,16 +24,13 @@ volatile sig_atomic_t loop_exiting;
 /*
  * Wake-up cost samples. sched_waking runs on every wake-up in the system,
  * yet it only stamps the rare wake-up aimed at a sleeping CPU, and the
- * cost it measures (per idle state, averaged) moves slowly. So it is
- * attached WAKE_SAMPLE_ON seconds in WAKE_SAMPLE_PERIOD (from the start,
- * as the programs are attached): the average keeps learning, and the other
- * seconds pay nothing. One window of four seconds rather than four windows
- * of one: the same share of wake-ups sampled, a quarter of the attach and
- * detach calls (each patches the tracepoint's call sites in kernel text).
- * sched_ext mode takes its stamps in select_cpu/enqueue, which run anyway:
- * there a flag in the scheduler's mapped data turns the stamp (a clock
- * read per wake-up of a sleeping CPU) on for the same seconds
- * (bpfs_wake_sample()).
+ * cost it measures (per idle state, averaged) moves slowly. So stamps are
+ * taken WAKE_SAMPLE_ON seconds in WAKE_SAMPLE_PERIOD (from the start):
+ * the average keeps learning, and the other seconds pay one load of a
+ * flag per wake-up. The flag lives in the program's mapped data, in both
+ * modes (bpfs_wake_sample()): attaching and detaching sched_waking instead
+ * would patch kernel text twice a period, and each patch interrupts every
+ * online CPU, sleeping ones included (text_poke_sync's IPIs).
  */
 #define WAKE_SAMPLE_ON		4
 #define WAKE_SAMPLE_PERIOD	16
