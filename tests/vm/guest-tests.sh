@@ -525,17 +525,27 @@ idle_driver_ok() {
 }
 # Multi-threaded TCG (VM_ACCEL=tcg,thread=multi: one host thread per
 # vCPU, so a polling vCPU does not take the other's time) oopses on an
-# int3 when a static key flips while another vCPU runs the patched code
-# (tests/vm/run.sh).  Attaching bpfgov flips the keys of its tracepoints:
-# hold them enabled from here on through tracefs, with tracing off (each
-# event then costs one early return, the same in every configuration).
+# int3 when kernel text is patched while another vCPU runs it
+# (tests/vm/run.sh). Attaching bpfgov to a tracepoint with no probe flips
+# its static key, and with one probe re-points its static call: both
+# patch the call sites. So hold two probes on each from here on: the
+# tracefs event, enabled with tracing off, and an empty BPF program
+# (tests/vm/hold.bpf.c, pinned links). bpfgov's attach and detach then
+# only swap the probe array. Each event costs two early returns more,
+# the same in every configuration.
 hold_tracepoints() {
 	T=/sys/kernel/tracing
-	[ -d $T/events ] || return 0
-	echo 0 > $T/tracing_on
-	for e in power/cpu_idle timer/hrtimer_expire_entry irq_vectors/local_timer_entry sched/sched_waking; do
-		echo 1 > $T/events/$e/enable 2>/dev/null || diag "idle: cannot hold tracepoint $e"
-	done
+	if [ -d $T/events ]; then
+		echo 0 > $T/tracing_on
+		for e in power/cpu_idle timer/hrtimer_expire_entry irq_vectors/local_timer_entry sched/sched_waking; do
+			echo 1 > $T/events/$e/enable 2>/dev/null || diag "idle: cannot hold tracepoint $e"
+		done
+	fi
+	if [ -s /src/hold.bpf.o ]; then
+		/usr/bin/bpftool prog loadall /src/hold.bpf.o /sys/fs/bpf/hold autoattach 2>/tmp/hold.err ||
+			diag "idle: cannot hold the tracepoints with /src/hold.bpf.o: $(tail -n 3 /tmp/hold.err | tr '\n' ' ')"
+		diag "idle: tracepoints held by $(ls /sys/fs/bpf/hold 2>/dev/null | wc -l) pinned programs and tracefs"
+	fi
 }
 if want idle || want livebench || want scxidle; then
 	if idle_driver_ok; then

@@ -149,14 +149,22 @@ IDLE_VM_INITRD := $(VM_DIR)/initrd-idle.cpio
 IDLE_VM_SUITES  := test_stuck_poll.sh test_idle.sh
 IDLE_VM_SCRIPTS := tests/lib.sh tests/host.sh $(addprefix tests/integration/,$(IDLE_VM_SUITES)) $(wildcard tests/bench/*.sh)
 IDLE_VM_TOOLS    = $(foreach t,bash jq awk cyclictest rt-app date getconf bpftool,$(firstword $(wildcard $(addsuffix /$(t),/usr/bin /usr/sbin /bin /sbin))))
+IDLE_VM_HOLD    := $(VM_DIR)/hold.bpf.o
 IDLE_VM_FILES    = govloader:/src/govloader govlab:/src/govlab $(BUILD)/bpfgov-work:/src/build/bpfgov-work \
+	$(IDLE_VM_HOLD):/src/hold.bpf.o \
 	$(foreach f,$(IDLE_VM_SCRIPTS),$(f):/src/$(f)) $(foreach t,$(IDLE_VM_TOOLS),$(t):/usr/bin/$(notdir $(t)))
 IDLE_VM_LOG     := $(VM_DIR)/check-vm-idle.log
 LIVE_VM_LOG     := $(VM_DIR)/bench-vm-idle.log
 
 .PHONY: check-vm-idle bench-vm-idle idle-initrd
-idle-initrd: govloader govlab $(BPF_OBJS) $(WORK_BINS) $(VM_DIR)/scxbench
+idle-initrd: govloader govlab $(BPF_OBJS) $(WORK_BINS) $(VM_DIR)/scxbench $(IDLE_VM_HOLD)
 	$(Q)BUILD=$(BUILD) EXTRA_FILES="$(IDLE_VM_FILES)" bash tests/vm/mkinitramfs.sh $(IDLE_VM_INITRD)
+
+# the guest's tracepoint hold (tests/vm/hold.bpf.c)
+$(IDLE_VM_HOLD): tests/vm/hold.bpf.c $(FLAGS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(VM_DIR)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 # IDLE_KERNEL: another kernel image for check-vm-idle (make check boots
 # Debian 12's 6.1 too, which check-kernels fetched), its log beside it.
