@@ -204,13 +204,16 @@ struct bpfgov_cpu_state {
 	__u32 dwell_pending;		/* the last window voted to move: 1 deeper, 2 shallower */
 	__u32 vote_weight;		/* the current idle's vote: its length, ~us (ns >> 10) */
 	__u32 veto_left;		/* windows that may still not go back to polling (veto_hold) */
+	/* Polling withdrawn again soon after it was granted (a veto, poll_ok
+	 * off) doubles the windows its return waits for (pol_poll_backoff) */
+	__u32 poll_hold;		/* those windows now (0: veto_hold) */
+	__u32 ok_left;			/* windows that may still not set poll_ok */
+	__u64 poll_granted_ns;		/* polling was last granted (0: never) */
 	/* The loader's word (the one field it writes, through the mapping):
 	 * it holds a floor for this CPU while it sleeps; the busy run that
 	 * ends the sleep clears it and sends the loader a floor record, so
 	 * that the floor is applied now, not at the loader's next wake-up */
 	__u32 floor_held;
-	/* unnamed padding (not in BTF, not in `dump`) */
-	__u64 :64, :64;
 } __attribute__((aligned(BPFGOV_CACHE_LINE)));
 
 /* sched_ext mode: the scheduler's counters, one block per CPU, each

@@ -172,8 +172,43 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
  * a veto takes veto_hold windows in a row that voted for it (default 4):
  * on a load whose polls overrun every few windows, each veto and each
  * return is a write, and a veto that stood one window cycled up to
- * 1000 / pick_dwell_ms times a second.
+ * 1000 / pick_dwell_ms times a second. Where polling is withdrawn again
+ * (a veto, or poll_ok off) before it stood as long as its return waited,
+ * the next return waits twice as many windows, up to POL_POLL_HOLD_MAX
+ * (pol_poll_backoff), as flap damping does for routes: a load on which
+ * polling keeps being granted and taken back settles to halting, at a
+ * write or two every few seconds, instead of cycling at veto_hold's pace
+ * (in the guest with acpi_idle, ping-pong cycled every 400 ms, each cycle
+ * two writes and two loader wake-ups).
  */
+#define POL_POLL_HOLD_MAX	64u
+
+static __always_inline __u32 pol_poll_hold(const struct bpfgov_cpu_state *s,
+					   const struct bpfgov_config *c)
+{
+	__u32 h = s->poll_hold ? s->poll_hold : c->veto_hold;
+
+	return h ? h : 1;
+}
+
+/* Polling was withdrawn: 1 when it had stood less than its return waited
+ * (the hold doubles), 0 when it had stood longer (the hold is veto_hold
+ * again). */
+static __always_inline int pol_poll_backoff(struct bpfgov_cpu_state *s,
+					    const struct bpfgov_config *c)
+{
+	__u32 h = pol_poll_hold(s, c), max = c->veto_hold > POL_POLL_HOLD_MAX ?
+					c->veto_hold : POL_POLL_HOLD_MAX;
+
+	if (s->poll_granted_ns && s->exit_ns - s->poll_granted_ns <
+	    (__u64)h * c->pick_dwell_ms * 1000000ull) {
+		s->poll_hold = h * 2 < max ? h * 2 : max;
+		return 1;
+	}
+	s->poll_hold = 0;
+	return 0;
+}
+
 static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
 {
 	s->dwell_start_ns = s->exit_ns ? s->exit_ns : 1;
@@ -219,7 +254,7 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 		s->veto_left--;
 		*pick = cur;
 	} else if (s->veto_left) {	/* in a row: the count starts again */
-		s->veto_left = c->veto_hold - 1;
+		s->veto_left = pol_poll_hold(s, c) - 1;
 	}
 	pol_dwell_reset(s);
 	return 0;
@@ -308,13 +343,30 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	if (c->pick_dwell_ms) {
 		if (reason == BPFGOV_R_LONG_POLL) {
 			pol_dwell_reset(s);
-			s->veto_left = c->veto_hold ? c->veto_hold - 1 : 0;
-		}
-		else if (pol_dwell_hold(s, c, &pick))
+			/* polling withdrawn (not a veto that stands): a
+			 * polling pick, or poll_ok under a halting one */
+			if (s->poll_ok && !ok)
+				s->ok_left = pol_poll_backoff(s, c) ? pol_poll_hold(s, c) - 1 : 0;
+			else if (c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK])
+				pol_poll_backoff(s, c);
+			s->veto_left = pol_poll_hold(s, c) - 1;
+		} else if (pol_dwell_hold(s, c, &pick)) {
 			return 0;
+		} else if (ok && !s->poll_ok && s->ok_left) {
+			s->ok_left--;	/* poll_ok back: the hold's windows in a row */
+			ok = 0;
+		} else if (!ok && s->poll_ok && !c->state_is_poll[pick & BPFGOV_STATE_MASK]) {
+			s->ok_left = pol_poll_backoff(s, c) ? pol_poll_hold(s, c) - 1 : 0;
+		} else if (!ok && s->ok_left) {
+			s->ok_left = pol_poll_hold(s, c) - 1;
+		}
 	}
 	if (pick == s->idle_pick && ok == s->poll_ok)
 		return 0;
+	/* polling granted: a polling pick, or poll_ok, where there was none */
+	if ((ok && !s->poll_ok) || (c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
+				    !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]))
+		s->poll_granted_ns = s->exit_ns ? s->exit_ns : 1;
 	s->poll_ok = ok;
 	s->nr_pick_changes++;
 	if (pick == s->idle_pick)

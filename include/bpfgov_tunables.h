@@ -35,7 +35,7 @@
 	X(pick_band,             1,    0,      3, "/8",   "idle pick hysteresis: deeper needs (4+band)/8 of the history, staying (4-band)/8") \
 	X(history_ctx,           1,    0,      1, "",     "idle history per context, the class of the recent idle periods (1), or one history (0)") \
 	X(pick_dwell_ms,       100,    0,  10000, "ms",   "the standing idle pick moves at most once this long, to where 5/8 of that time's idles pointed; the polling veto does not wait (0: off)") \
-	X(veto_hold,             4,    1,    100, "",     "after a polling veto, the pick polls again only once this many dwell windows in a row voted for it") \
+	X(veto_hold,             4,    1,    100, "",     "after a polling veto, the pick polls again only once this many dwell windows in a row voted for it; twice as many each time polling is taken back before it stood that long, up to 64") \
 	X(tick_us,            4000,  100, 100000, "us",   "scheduler tick, from CONFIG_HZ (the kernel's poll limit is at most tick/16)") \
 	X(wakeup_bytes,      65536, 4096, 1048576, "B",   "tap ring: wake the reader once this much is queued") \
 	X(remote_scan_us,    10000, 1000, 1000000, "us",  "how often a sleeping CPU's floor is refreshed from another CPU")

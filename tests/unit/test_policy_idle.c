@@ -1345,11 +1345,15 @@ static void test_idle_dwell_votes_veto_does_not(void **state)
 	assert_true(m.now - start < 100 * MS);
 }
 
-/* Going back to polling after a veto (veto_hold): short polled idles
- * (3 us) with a poll that overruns poll_max_us every 150 ms, for 5 s.
- * With 1 each overrun is a veto and a return, both picks written; with
- * 4 (the default), the return waits 4 windows that voted for polling,
- * and the overruns of polls it no longer makes stop the cycle. */
+/* Going back to polling after a veto (veto_hold, pol_poll_backoff):
+ * short polled idles (3 us) with a poll that overruns poll_max_us every
+ * 150 ms, for 20 s. Each return to polling is vetoed again before it
+ * stood as long as it waited, so each return waits twice as long, up to
+ * POL_POLL_HOLD_MAX windows: over the last 10 s, at most one change every
+ * 2 s, with veto_hold 1 as with 4 (without the doubling: a veto and a
+ * return per lull with 1, 8 changes a second; one cycle in 400 ms with 4).
+ * Then the lulls end: polling comes back within POL_POLL_HOLD_MAX + 3
+ * windows, and once it stood that long, a veto leaves veto_hold alone. */
 static void test_idle_veto_hold(void **state)
 {
 	static const __u32 holds[] = { 1, 4 };
@@ -1358,7 +1362,7 @@ static void test_idle_veto_hold(void **state)
 
 	(void)state;
 	for (int j = 0; j < 2; j++) {
-		__u64 start, changes, next, polled_ns = 0, t;
+		__u64 start, changes = 0, next, polled_ns = 0, t;
 
 		sim_init(&m);
 		cfg_four_states(&m.c);
@@ -1371,11 +1375,12 @@ static void test_idle_veto_hold(void **state)
 		}
 		assert_int_equal(m.s.idle_pick, 0);
 		start = m.now;
-		changes = m.s.nr_pick_changes;
 		next = start + 150 * MS;
-		while (m.now - start < 5 * SEC) {
+		while (m.now - start < 20 * SEC) {
 			__u32 st = m.s.idle_pick;
 
+			if (m.now - start >= 10 * SEC && !changes)
+				changes = m.s.nr_pick_changes;
 			sim_busy(&m, 10 * US, 0);
 			/* a lull of 500 us at every 150 ms: polled through
 			 * (an overrun) where the pick polls, halted in C1
@@ -1383,18 +1388,145 @@ static void test_idle_veto_hold(void **state)
 			t = m.now >= next ? 500 * US : 3 * US;
 			if (m.now >= next)
 				next += 150 * MS;
-			polled_ns += m.c.state_is_poll[st] ? t : 0;
+			if (m.now - start >= 10 * SEC)
+				polled_ns += m.c.state_is_poll[st] ? t : 0;
 			sim_idle(&m, t + (m.c.state_is_poll[st] ? 0 :
 					  m.c.state_exit_latency_us[st] * US), st, 0);
 		}
-		rate[j] = (double)(m.s.nr_pick_changes - changes) * SEC / (double)(m.now - start);
-		polled[j] = 100.0 * (double)polled_ns / (double)(m.now - start);
+		rate[j] = (double)(m.s.nr_pick_changes - changes) / 10.0;
+		polled[j] = 100.0 * (double)polled_ns / (double)(10 * SEC);
+		print_message("  veto_hold %u, seconds 10-20: %.1f pick changes/s\n", holds[j], rate[j]);
+		assert_true(rate[j] <= 0.5);
+		assert_int_equal(m.s.poll_hold, POL_POLL_HOLD_MAX);
+		/* the lulls end: polling returns, within the hold */
+		start = m.now;
+		while (m.s.idle_pick != 0) {
+			sim_busy(&m, 10 * US, 0);
+			sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+			assert_true(m.now - start <= (POL_POLL_HOLD_MAX + 3) * 100 * MS + MS);
+		}
+		/* it stands longer than its return waited: the next veto
+		 * does not double, the hold is veto_hold again */
+		start = m.now;
+		while (m.now - start < (POL_POLL_HOLD_MAX + 1) * 100 * MS) {
+			sim_busy(&m, 10 * US, 0);
+			sim_idle(&m, 3 * US, m.s.idle_pick, 0);
+		}
+		assert_int_equal(m.s.idle_pick, 0);
+		sim_busy(&m, 10 * US, 0);
+		sim_idle(&m, 500 * US, 0, 0);
+		assert_int_not_equal(m.s.idle_pick, 0);
+		assert_int_equal(m.s.pick_reason, BPFGOV_R_LONG_POLL);
+		assert_int_equal(m.s.poll_hold, 0);
+		assert_int_equal(m.s.veto_left, holds[j] - 1);
 	}
-	print_message("  a 500 us lull every 150 ms among 3 us idles: %.1f pick changes/s, "
+	print_message("  a 500 us lull every 150 ms among 3 us idles, seconds 10-20: %.1f pick changes/s, "
 		      "%.1f %% of the time polled (veto_hold 1), %.1f and %.1f %% (veto_hold 4)\n",
 		      rate[0], polled[0], rate[1], polled[1]);
-	assert_true(rate[0] >= 8.0);		/* the cycle: a veto and a return per lull */
-	assert_true(rate[1] <= rate[0] / 2);
+}
+
+/* poll_ok taken back soon after it came (pol_poll_backoff): near timers
+ * common in one window, gone in the next, for 20 s. Without the doubling
+ * poll_ok flipped at every window end that saw the other vote, 5 times a
+ * second; with it, at most one change every 2 s over the last 10 s, and
+ * poll_ok still comes back once near timers stay common. */
+static void test_idle_poll_ok_backoff(void **state)
+{
+	__u64 start, win, changes = 0;
+	struct sim m;
+	int on;
+
+	(void)state;
+	sim_init(&m);
+	m.c.state_exit_latency_us[1] = 50;	/* halt pays back from 100us */
+	m.c.state_residency_us[1] = 50;
+	m.c.pick_dwell_ms = 100;
+	sim_reinit(&m);
+	while (m.now - T0 < SEC) {		/* long idles: C1 stands */
+		sim_busy(&m, 100 * US, 0);
+		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.idle_pick, 1);
+	start = m.now;
+	while (m.now - start < 20 * SEC) {
+		if (m.now - start >= 10 * SEC && !changes)
+			changes = m.s.nr_pick_changes;
+		/* near timers common in every other window (2 windows of
+		 * 100 ms in a row each way: the dwell's own pace) */
+		win = (m.now - start) / (200 * MS);
+		on = !(win & 1);
+		m.s.timer_share = on ? 65536 / 8 : 0;
+		sim_busy(&m, 100 * US, 0);
+		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
+		assert_int_equal(m.s.idle_pick, 1);
+	}
+	print_message("  near timers in every other 200 ms, seconds 10-20: %.1f poll_ok changes/s (hold %u windows)\n",
+		      (double)(m.s.nr_pick_changes - changes) / 10.0, m.s.poll_hold);
+	assert_true(m.s.nr_pick_changes - changes <= 5);
+	assert_true(m.s.poll_hold >= 8);
+	/* near timers stay common: poll_ok comes back within the hold */
+	start = m.now;
+	while (!m.s.poll_ok) {
+		m.s.timer_share = 65536 / 8;
+		sim_busy(&m, 100 * US, 0);
+		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
+		assert_true(m.now - start <= (m.s.poll_hold + 2) * 100 * MS + 2 * MS);
+	}
+}
+
+/* poll_ok under a halting pick, taken back by the veto: near timers
+ * stay common, so poll_ok comes back at a window's end, and the
+ * governor, left to poll, polls through an idle past poll_max_us 50 ms
+ * later, after a burst of short idles that turns the history to
+ * polling (the veto: poll_ok off at once). Without the doubling that cycle
+ * ran for good, 2 changes every 2 windows or so; with it, at most one
+ * change every 2 s over seconds 10-20. */
+static void test_idle_poll_ok_veto_backoff(void **state)
+{
+	__u64 start, changes = 0, granted = 0;
+	struct sim m;
+
+	(void)state;
+	sim_init(&m);
+	m.c.state_exit_latency_us[1] = 50;	/* halt pays back from 100us */
+	m.c.state_residency_us[1] = 50;
+	m.c.pick_dwell_ms = 100;
+	sim_reinit(&m);
+	while (m.now - T0 < SEC) {		/* long idles: C1 stands */
+		sim_busy(&m, 100 * US, 0);
+		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
+	}
+	assert_int_equal(m.s.idle_pick, 1);
+	start = m.now;
+	while (m.now - start < 20 * SEC) {
+		__u32 st = m.s.idle_pick;
+
+		if (m.now - start >= 10 * SEC && !changes)
+			changes = m.s.nr_pick_changes;
+		if (m.s.poll_ok && !granted)
+			granted = m.now;
+		else if (!m.s.poll_ok)
+			granted = 0;
+		m.s.timer_share = 65536 / 8;
+		/* 50 ms after poll_ok came: a burst of short idles, which the
+		 * governor polls, then one it polls past poll_max_us */
+		if (granted && m.now - granted >= 50 * MS) {
+			for (int i = 0; i < 16; i++) {
+				sim_busy(&m, 10 * US, 0);
+				sim_idle(&m, 3 * US, 0, 0);
+			}
+			sim_busy(&m, 10 * US, 0);
+			sim_idle(&m, 500 * US, 0, 0);
+			continue;
+		}
+		sim_busy(&m, 100 * US, 0);
+		sim_idle(&m, 1 * MS, st, 0);
+	}
+	print_message("  poll_ok taken back by a long poll 50 ms after it came, seconds 10-20: "
+		      "%.1f changes/s (hold %u windows)\n",
+		      (double)(m.s.nr_pick_changes - changes) / 10.0, m.s.poll_hold);
+	assert_true(m.s.nr_pick_changes - changes <= 5);
+	assert_int_equal(m.s.poll_hold, POL_POLL_HOLD_MAX);
 }
 
 int main(void)
@@ -1407,6 +1539,8 @@ int main(void)
 		cmocka_unit_test(test_idle_dwell_steady),
 		cmocka_unit_test(test_idle_dwell_votes_veto_does_not),
 		cmocka_unit_test(test_idle_veto_hold),
+		cmocka_unit_test(test_idle_poll_ok_backoff),
+		cmocka_unit_test(test_idle_poll_ok_veto_backoff),
 		cmocka_unit_test(test_tunables_default_state_table),
 		cmocka_unit_test(test_idle_payback_points),
 		cmocka_unit_test(test_idle_no_history_deepest_allowed),
