@@ -145,6 +145,15 @@ double fm_f_eff(const struct fm_params *p)
 	return best;
 }
 
+/* f_eff as a floor of bpfgov's scale (/1024 of [f_lo, f_max]), rounded up:
+ * what the loader reads from HWP_CAPABILITIES / CPPC_CAP1 on a real part. */
+__u32 fm_eff_level(const struct fm_params *p)
+{
+	double x = (fm_f_eff(p) - p->f_lo_mhz) * 1024.0 / (p->f_max_mhz - p->f_lo_mhz);
+
+	return x <= 0 ? 0 : x >= 1024 ? 1024 : (__u32)ceil(x);
+}
+
 /* splitmix64: one trial per (seed, cpu, segment), the same for every policy. */
 static __u64 mix(__u64 x)
 {

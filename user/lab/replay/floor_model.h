@@ -70,7 +70,8 @@ void fm_params_format(const struct fm_params *p, char *buf, size_t len);
 /* Power model */
 double fm_voltage(const struct fm_params *p, double f_mhz);
 double fm_power(const struct fm_params *p, double f_mhz);	/* units of c: W / (MHz V^2) = 1 */
-double fm_f_eff(const struct fm_params *p);			/* least energy per cycle */
+double fm_f_eff(const struct fm_params *p);
+__u32 fm_eff_level(const struct fm_params *p);			/* least energy per cycle */
 
 /* How a policy's floor becomes a frequency, and who sets the level. */
 enum fm_mode {

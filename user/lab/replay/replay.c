@@ -1020,6 +1020,10 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 	/* The policies see the traced machine's idle-state table. */
 	cfg.nr_states = t->nr_states;
 	cfg.tick_us = (__u32)(o->tick_ns / 1000);	/* the kernel's poll limit derives from it */
+	/* The platform's efficient level, as the loader reads it from the
+	 * part's capabilities: here the platform model's f_eff. */
+	if (!o->floor_eff_given)
+		cfg.floor_eff = fm_eff_level(&o->fm);
 	for (__u32 k = 0; k < BPFGOV_MAX_STATES; k++) {
 		int in = k < t->nr_states;
 
@@ -1321,6 +1325,8 @@ int do_replay(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
+		if (!strncmp(sets[i], "floor_eff=", 10))
+			o.floor_eff_given = 1;
 	}
 	if (tunable_check(&o.cfg, msg, sizeof(msg))) {
 		pr_warn("replay: %s\n", msg);

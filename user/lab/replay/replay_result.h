@@ -58,6 +58,7 @@ struct replay_opts {
 	__u64 short_gap_ns;		/* a gap shorter than this ... */
 	__u64 after_gap_ns;		/* ... is watched this long for floor == 0 */
 	struct fm_params fm;		/* the floor judge's platform and power models */
+	int floor_eff_given;		/* cfg.floor_eff is the user's (else the model's f_eff) */
 	double fl_tie_energy_pct;	/* floor verdicts: ties within this % of the oracle */
 	double fl_tie_delay_us;		/* ... and this many us per busy segment */
 	/* Optional (govlab plot): after each event bpfgov's core handled,
