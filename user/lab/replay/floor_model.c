@@ -337,6 +337,7 @@ void fm_run(const struct fm_params *p, const struct fm_seg *s, size_t n,
 		fin = (double)s[i].start_ns + ons;
 		a->segments++;
 		a->oracle_energy += oe;
+		a->oracle_ns += ons;
 		a->delay_ns += (double)m.t - fin;
 		a->slow += (double)m.t - fin > FM_TIE_DELAY_US * 1e3;
 	}
@@ -350,6 +351,11 @@ double fm_energy_dist_pct(const struct fm_acc *a)
 double fm_delay_us(const struct fm_acc *a)
 {
 	return a->segments ? a->delay_ns / 1e3 / (double)a->segments : 0;
+}
+
+double fm_oracle_busy_us(const struct fm_acc *a)
+{
+	return a->segments ? a->oracle_ns / 1e3 / (double)a->segments : 0;
 }
 
 double fm_slow_pct(const struct fm_acc *a)
