@@ -22,16 +22,18 @@ judge_scenarios() {
 	periodic-sweep-500|periodic 500 Hz, load 0-100-0 %|periodic --hz 500 --sweep 0:100:10 --step-s $SWEEP_STEP_S
 	periodic-sweep-1000|periodic 1 kHz, load 0-100-0 %|periodic --hz 1000 --sweep 0:100:10 --step-s $SWEEP_STEP_S
 	periodic-sweep-100-jitter|periodic 100 Hz, load 0-100-0 %, jitter 2 ms|periodic --hz 100 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 2000
+	periodic-sweep-250-jitter|periodic 250 Hz, load 0-100-0 %, jitter 800 us|periodic --hz 250 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 800
 	periodic-sweep-jitter|periodic 347 Hz, load 0-100-0 %, jitter 500 us|periodic --hz 347 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 500
+	periodic-sweep-500-jitter|periodic 500 Hz, load 0-100-0 %, jitter 400 us|periodic --hz 500 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 400
 	periodic-sweep-1000-jitter|periodic 1 kHz, load 0-100-0 %, jitter 200 us|periodic --hz 1000 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 200
 	periodic-jitter|periodic 347 Hz 30 %, jitter 1 ms|periodic --hz 347 --load 30 --jitter-us 1000 --duration $JUDGE_S
 	periodic-100|periodic 100 Hz 30 % (no short gaps)|periodic --hz 100 --load 30 --duration $JUDGE_S
 	periodic-1000|periodic 1 kHz 30 %|periodic --hz 1000 --load 30 --duration $JUDGE_S
-	impulse-2ms|impulse, 2 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 2
-	impulse-3ms|impulse, 3 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 3
-	impulse-4ms|impulse, 4 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 4
-	impulse-20ms|impulse, 20 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 20
-	impulse|impulse, gaps 747-950 us|impulse --gap-us 747:950 --trials 100
+	impulse-2ms|impulse, 2 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 2
+	impulse-3ms|impulse, 3 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 3
+	impulse-4ms|impulse, 4 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 4
+	impulse-20ms|impulse, 20 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 20
+	impulse|impulse, gaps 747-954 us|impulse --gap-us 747:954 --trials 100
 	pingpong-0|ping-pong 0 us|pingpong --work-us 0 --duration $PP_TRACE_S
 	pingpong-20|ping-pong 20 us|pingpong --work-us 20 --duration $PP_TRACE_S
 	pingpong-100|ping-pong 100 us|pingpong --work-us 100 --duration $PP_TRACE_S
