@@ -34,34 +34,6 @@ static bool floor_hold(struct gov *g, __u32 cpu)
 }
 
 /*
- * A held floor whose record found its CPU idle again: the CPU's runs end
- * before the loader, woken by the record, reads its state (in the
- * emulated guest, pinned ping-pong under sched_ext: every run, so each run
- * sent a record and woke the loader for nothing, about 750 times a second
- * per CPU). After two such records in a row, the next one is asked for
- * only HOLD_ASK_NS << (misses - 2) later, up to HOLD_ASK_MAX_NS, and
- * never by a wake-up of its own: at the loop's next wake-up after that
- * (apply_flush), which also applies the floor wherever it finds the CPU
- * running. A CPU that sleeps long is asked once, as before; its first
- * run that the loader catches applies the floor and ends the count.
- * true: held, not asked now.
- */
-#define HOLD_ASK_NS	1000000ull
-#define HOLD_ASK_MAX_NS	1000000000ull
-
-static bool floor_hold_backoff(struct gov *g, __u32 cpu)
-{
-	__u32 n = ++g->hold_miss[cpu];
-	__u64 d;
-
-	if (n < 2)
-		return false;
-	d = n - 2 < 10 ? HOLD_ASK_NS << (n - 2) : HOLD_ASK_MAX_NS;
-	g->hold_ask_ns[cpu] = g->woke_ns + (d < HOLD_ASK_MAX_NS ? d : HOLD_ASK_MAX_NS);
-	return true;
-}
-
-/*
  * Whether a write made between @t0 and @t1 reached @cpu idle, from its
  * state read after the write: 2 when it slept through the whole write
  * (idle since before @t0), 1 when it may have (idle since within the
@@ -97,26 +69,15 @@ int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 	int err;
 
 	if (!self && bpfs_cpu_idle(g, cpu, &s)) {
-		/* the same floor held again: its run came and went (a new
-		 * floor is a decision, asked for at once) */
-		bool again = g->pend[cpu] && g->pend_floor[cpu] == floor;
-
-		if (!again)
-			g->hold_miss[cpu] = 0;
 		g->pend_floor[cpu] = floor;
 		if (!g->pend[cpu])
 			g->deferred++;
 		g->pend[cpu] = true;
-		/* a re-assert waiting on this CPU is asked for at once */
-		if (again && !g->re_pend[cpu] && floor_hold_backoff(g, cpu))
-			return 1;
 		if (floor_hold(g, cpu))
 			return 1;
 	}
 	g->held_applied += g->pend[cpu];
 	g->pend[cpu] = false;
-	g->hold_miss[cpu] = 0;
-	g->hold_ask_ns[cpu] = 0;
 	t0 = mono_ns();
 	err = act_set_floor(g->act, cpu, floor);
 	if (!self && act_writes(g->act, cpu) != w0) {
@@ -180,8 +141,7 @@ static void reassert_held(struct gov *g, __u32 cpu, __u64 rec_ns)
 }
 
 /* Held floors and re-asserts of CPUs that run again (the loop's check at
- * every wake-up, and a CPU's own pick record); a held floor's record asked
- * for again once its backoff is over. */
+ * every wake-up, and a CPU's own pick record). */
 void apply_flush(struct gov *g)
 {
 	struct bpfgov_cpu_state s;
@@ -189,16 +149,8 @@ void apply_flush(struct gov *g)
 	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
 		if (!g->pend[cpu] && !g->re_pend[cpu])
 			continue;
-		if (bpfs_cpu_idle(g, cpu, &s)) {
-			/* a held floor's record, asked for again after its
-			 * backoff (floor_hold_backoff) */
-			if (!g->pend[cpu] || !g->hold_ask_ns[cpu] ||
-			    g->woke_ns < g->hold_ask_ns[cpu])
-				continue;
-			g->hold_ask_ns[cpu] = 0;
-			if (floor_hold(g, cpu))
-				continue;
-		}
+		if (bpfs_cpu_idle(g, cpu, &s))
+			continue;
 		if (g->pend[cpu] && apply_floor(g, cpu, g->pend_floor[cpu]) < 0)
 			g->act_errors++;
 		if (g->re_pend[cpu])

@@ -84,9 +84,6 @@ struct gov {
 	bool *re_pend;			/* a re-assert waits until the CPU runs */
 	__u64 *hold_ran_ns;		/* a held re-assert's last record that found its CPU
 					 * idle again */
-	__u32 *hold_miss;		/* a held floor's records in a row that found its
-					 * CPU idle again (floor_hold_backoff) */
-	__u64 *hold_ask_ns;		/* ... its next record is asked for from then on */
 	__u64 idle_cpu_writes;		/* floor writes that reached an idle CPU (it slept
 					 * through the write: write_hit_idle) */
 	__u64 idle_cpu_writes_maybe;	/* ... that may have: it fell asleep or woke

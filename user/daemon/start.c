@@ -178,10 +178,7 @@ static int start_main(struct start_opts *o)
 	g.pend_floor = calloc(g.nr_cpus, sizeof(*g.pend_floor));
 	g.re_pend = calloc(g.nr_cpus, sizeof(*g.re_pend));
 	g.hold_ran_ns = calloc(g.nr_cpus, sizeof(*g.hold_ran_ns));
-	g.hold_miss = calloc(g.nr_cpus, sizeof(*g.hold_miss));
-	g.hold_ask_ns = calloc(g.nr_cpus, sizeof(*g.hold_ask_ns));
-	if (!g.last_seq || !g.pend || !g.pend_floor || !g.re_pend || !g.hold_ran_ns ||
-	    !g.hold_miss || !g.hold_ask_ns) {
+	if (!g.last_seq || !g.pend || !g.pend_floor || !g.re_pend || !g.hold_ran_ns) {
 		pr_warn("out of memory\n");
 		goto cleanup;
 	}
@@ -298,8 +295,6 @@ cleanup:
 	free(g.pend_floor);
 	free(g.re_pend);
 	free(g.hold_ran_ns);
-	free(g.hold_miss);
-	free(g.hold_ask_ns);
 	free(g.last_seq);
 	gov_lock_release(g.lock_fd);
 	return ret;
