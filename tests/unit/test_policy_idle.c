@@ -1425,6 +1425,22 @@ static void test_idle_veto_hold(void **state)
 		      rate[0], polled[0], rate[1], polled[1]);
 }
 
+/* The poll_ok tests' start: halt pays back from 100 us, the dwell at
+ * 100 ms, and a second of 1 ms idles, after which C1 stands. */
+static void sim_c1_stands(struct sim *m)
+{
+	sim_init(m);
+	m->c.state_exit_latency_us[1] = 50;
+	m->c.state_residency_us[1] = 50;
+	m->c.pick_dwell_ms = 100;
+	sim_reinit(m);
+	while (m->now - T0 < SEC) {
+		sim_busy(m, 100 * US, 0);
+		sim_idle(m, 1 * MS, m->s.idle_pick, 0);
+	}
+	assert_int_equal(m->s.idle_pick, 1);
+}
+
 /* poll_ok taken back soon after it came (pol_poll_backoff): near timers
  * common in one window, gone in the next, for 20 s. Without the doubling
  * poll_ok flipped at every window end that saw the other vote, 5 times a
@@ -1437,16 +1453,7 @@ static void test_idle_poll_ok_backoff(void **state)
 	int on;
 
 	(void)state;
-	sim_init(&m);
-	m.c.state_exit_latency_us[1] = 50;	/* halt pays back from 100us */
-	m.c.state_residency_us[1] = 50;
-	m.c.pick_dwell_ms = 100;
-	sim_reinit(&m);
-	while (m.now - T0 < SEC) {		/* long idles: C1 stands */
-		sim_busy(&m, 100 * US, 0);
-		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
-	}
-	assert_int_equal(m.s.idle_pick, 1);
+	sim_c1_stands(&m);
 	start = m.now;
 	while (m.now - start < 20 * SEC) {
 		if (m.now - start >= 10 * SEC && !changes)
@@ -1487,16 +1494,7 @@ static void test_idle_poll_ok_veto_backoff(void **state)
 	struct sim m;
 
 	(void)state;
-	sim_init(&m);
-	m.c.state_exit_latency_us[1] = 50;	/* halt pays back from 100us */
-	m.c.state_residency_us[1] = 50;
-	m.c.pick_dwell_ms = 100;
-	sim_reinit(&m);
-	while (m.now - T0 < SEC) {		/* long idles: C1 stands */
-		sim_busy(&m, 100 * US, 0);
-		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
-	}
-	assert_int_equal(m.s.idle_pick, 1);
+	sim_c1_stands(&m);
 	start = m.now;
 	while (m.now - start < 20 * SEC) {
 		__u32 st = m.s.idle_pick;
