@@ -209,6 +209,14 @@ static __always_inline int pol_poll_backoff(struct bpfgov_cpu_state *s,
 	return 0;
 }
 
+/* poll_ok was taken back: the windows it then waits before it may come
+ * back (ok_left), none unless it was taken back too soon. */
+static __always_inline __u32 pol_poll_ok_taken(struct bpfgov_cpu_state *s,
+					       const struct bpfgov_config *c)
+{
+	return pol_poll_backoff(s, c) ? pol_poll_hold(s, c) - 1 : 0;
+}
+
 static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
 {
 	s->dwell_start_ns = s->exit_ns ? s->exit_ns : 1;
@@ -346,7 +354,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 			/* polling withdrawn (not a veto that stands): a
 			 * polling pick, or poll_ok under a halting one */
 			if (s->poll_ok && !ok)
-				s->ok_left = pol_poll_backoff(s, c) ? pol_poll_hold(s, c) - 1 : 0;
+				s->ok_left = pol_poll_ok_taken(s, c);
 			else if (c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK])
 				pol_poll_backoff(s, c);
 			s->veto_left = pol_poll_hold(s, c) - 1;
@@ -356,7 +364,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 			s->ok_left--;	/* poll_ok back: the hold's windows in a row */
 			ok = 0;
 		} else if (!ok && s->poll_ok && !c->state_is_poll[pick & BPFGOV_STATE_MASK]) {
-			s->ok_left = pol_poll_backoff(s, c) ? pol_poll_hold(s, c) - 1 : 0;
+			s->ok_left = pol_poll_ok_taken(s, c);
 		} else if (!ok && s->ok_left) {
 			s->ok_left = pol_poll_hold(s, c) - 1;
 		}
