@@ -16,26 +16,15 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-SEC("tp_btf/cpu_idle")
-int hold_cpu_idle(void *ctx)
-{
-	return 0;
-}
+/* HOLD(tp): an empty program on tracepoint @tp */
+#define HOLD(tp)				\
+	SEC("tp_btf/" #tp)			\
+	int hold_##tp(void *ctx)		\
+	{					\
+		return 0;			\
+	}
 
-SEC("tp_btf/local_timer_entry")
-int hold_local_timer_entry(void *ctx)
-{
-	return 0;
-}
-
-SEC("tp_btf/sched_waking")
-int hold_sched_waking(void *ctx)
-{
-	return 0;
-}
-
-SEC("tp_btf/hrtimer_expire_entry")
-int hold_hrtimer_expire_entry(void *ctx)
-{
-	return 0;
-}
+HOLD(cpu_idle)
+HOLD(local_timer_entry)
+HOLD(sched_waking)
+HOLD(hrtimer_expire_entry)
