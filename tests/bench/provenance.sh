@@ -23,6 +23,9 @@
 
 # The paths whose changes can move a measured figure.
 PROV_PATHS=(bpf include user vmlinux Makefile mk tests/bench tests/vm tests/workloads)
+# ... but not these: they run the benchmarks and write this table, and
+# measure nothing themselves.
+PROV_EXCLUDE=(mk/bench-all.mk tests/bench/provenance.sh)
 
 # prov_line COMMAND: the first line of a block written now by COMMAND.
 prov_line() {
@@ -84,7 +87,9 @@ blame_commit() {
 }
 
 # later COMMIT: the commits after COMMIT that touch what it measures.
-later() { git log --format='%h' "$1..HEAD" -- "${PROV_PATHS[@]}" 2>/dev/null; }
+later() {
+	git log --format='%h' "$1..HEAD" -- "${PROV_PATHS[@]}" "${PROV_EXCLUDE[@]/#/:(exclude)}" 2>/dev/null
+}
 
 table() { # DOC
 	local doc=$1 name first last line commit date cmd status n list
