@@ -759,6 +759,22 @@ static void test_floor_eff_clamps_target(void **state)
 	assert_int_equal(pol_target(&c, 1024), 200);
 }
 
+/* A CPU of the judge's model: floor_eff 348. */
+static void sim_eff(struct sim *m)
+{
+	sim_init(m);
+	m->c.floor_eff = 348;
+	sim_reinit(m);
+}
+
+/* The same CPU after 200 ms busy: floor 1024. */
+static void sim_eff_busy(struct sim *m)
+{
+	sim_eff(m);
+	sim_busy(m, 200 * MS, 4 * MS);
+	assert_int_equal(m->s.floor, 1024);
+}
+
 /* A CPU starts at the efficient level, and keeps it through the lightest
  * load the judge has: 2 us of work every 2 ms (util 0: a sample of
  * 2 * 1024 / 2000 rounds to 1, and the step to it ends at or below 1). */
@@ -768,9 +784,7 @@ static void test_floor_eff_start_and_light_load(void **state)
 	int i;
 
 	(void)state;
-	sim_init(&m);
-	m.c.floor_eff = 348;
-	sim_reinit(&m);
+	sim_eff(&m);
 	assert_int_equal(m.s.floor, 348);
 	assert_int_equal(m.s.target, 348);
 	for (i = 0; i < 2000; i++) {
@@ -800,11 +814,7 @@ static void test_floor_eff_falling_load_stops_there(void **state)
 	int i, at_eff = -1, target_at_eff = -1;
 
 	(void)state;
-	sim_init(&m);
-	m.c.floor_eff = 348;
-	sim_reinit(&m);
-	sim_busy(&m, 200 * MS, 4 * MS);
-	assert_int_equal(m.s.floor, 1024);
+	sim_eff_busy(&m);
 	for (i = 0; i < 500; i++) {
 		sim_idle(&m, 4 * MS - 1 * US, 1, 0);
 		sim_busy(&m, 1 * US, 0);
@@ -843,11 +853,7 @@ static void test_floor_eff_busy_dip_keeps_floor(void **state)
 	int i;
 
 	(void)state;
-	sim_init(&m);
-	m.c.floor_eff = 348;
-	sim_reinit(&m);
-	sim_busy(&m, 200 * MS, 4 * MS);
-	assert_int_equal(m.s.floor, 1024);
+	sim_eff_busy(&m);
 	changes = m.s.nr_floor_changes;
 	sim_idle(&m, 60 * MS, 1, 0);
 	pol_busy_begin(&m.s, &m.c, m.now);
@@ -874,10 +880,8 @@ static void test_floor_eff_remote_refresh(void **state)
 	__u64 idle0;
 
 	(void)state;
-	sim_init(&m);
-	m.c.floor_eff = 348;
+	sim_eff(&m);
 	m.c.fall_delay_us = 0;
-	sim_reinit(&m);
 	sim_busy(&m, 20 * MS, 4 * MS);
 	assert_true(m.s.floor > 348 + 2 * m.c.deadband);
 	pol_busy_end(&m.s, &m.c, m.now);
