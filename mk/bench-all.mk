@@ -12,15 +12,14 @@
 #     + tests/vm/bench-report.sh    the timed 2-vCPU block of both docs
 #   make check-kernels              docs/KERNELS.md
 # The 2-vCPU blocks compare configurations and workloads of their own
-# (BENCH_ALL_CONFIGS, BENCH_ALL_WORKLOADS: trace mode, the loader stopped
-# or without real-time priority, stand-in idle states, the scheduler
-# alone; the 8 threads and hackbench), which the 2/4/8 run does not
-# measure: read from that run's log, their rows say "not measured".
+# (trace mode, the loader stopped or without real-time priority, stand-in
+# idle states, the scheduler alone; the 8 threads and hackbench), which
+# the 2/4/8 run does not measure: read from that run's log, their rows
+# say "not measured". Their run measures what the report reads
+# (tests/vm/bench-report.sh --needs).
 # A step that fails stops the run (its sections keep their earlier run,
 # marked stale by the table).
-BENCH_ALL_CONFIGS   := default,trace,trace-stop,trace-nort,trace-states,scx,sched-only,simple
-BENCH_ALL_WORKLOADS := pin,unpin,threads,wake,pipe,hackbench
-BENCH_ALL_2CPU       = VM_SMP=2 BENCH_CONFIGS=$(BENCH_ALL_CONFIGS) BENCH_WORKLOADS=$(BENCH_ALL_WORKLOADS)
+BENCH_ALL_2CPU = VM_SMP=2 $(shell bash tests/vm/bench-report.sh --needs)
 .PHONY: bench-all
 bench-all:
 	$(Q)$(MAKE) --no-print-directory bench

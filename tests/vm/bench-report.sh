@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # bench-report.sh LOG [BEFORE-LOG] [--write DOC...]
+# bench-report.sh --needs
 #
 # Turn the console log of `make bench-vm` (tests/vm/guest-bench.sh lines
 # BR/BL/BS) into markdown: per-configuration medians, ratios to the
@@ -10,8 +11,19 @@
 # of the ratios.  --write splices the result into each DOC between the
 # lines "<!-- bench-vm:begin -->" and "<!-- bench-vm:end -->" (a log of
 # instruction-count mode, VM_ICOUNT=1: "bench-vm-icount:begin/end").
+# --needs prints the `make bench-vm` variables of a run that measures
+# every configuration and workload the report reads (mk/bench-all.mk).
 set -euo pipefail
 . "$(dirname "$0")/bench-lib.sh"
+
+# The table's columns and rows; the scheduler alone (sched-only) has a
+# line of its own.
+configs="default trace trace-stop trace-nort trace-states scx simple"
+workloads="pin unpin threads wake pipe hackbench"
+if [ "${1:-}" = --needs ]; then
+	echo "BENCH_CONFIGS=$(tr ' ' , <<<"$configs sched-only") BENCH_WORKLOADS=$(tr ' ' , <<<"$workloads")"
+	exit 0
+fi
 
 log=$1; shift
 before=
@@ -40,8 +52,6 @@ p99r() { # config: wake-up p99 / default's
 	awk -v d="$(val default wake 4)" -v v="$(val "$1" wake 4)" 'BEGIN { if (d > 0 && v > 0) printf "%.2f\n", v / d; else print "n/a" }'
 }
 
-configs="default trace trace-stop trace-nort trace-states scx simple"
-workloads="pin unpin threads wake pipe hackbench"
 wl_name() {
 	case $1 in
 	pin) echo "ping-pong pinned CPU 0/1 (loops/s)" ;;
