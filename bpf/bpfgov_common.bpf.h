@@ -564,7 +564,7 @@ static long gov_scan_one(__u64 i, void *data)
 		return 1;
 	/* Only a CPU asleep for a scan period, with a floor to lower, is
 	 * worth the precise clock (pol_remote_refresh decides the rest). */
-	if (s->busy || !s->idle_since_ns || (s->floor <= x->c->floor_min && !s->hold_floor) ||
+	if (s->busy || !s->idle_since_ns || (s->floor <= pol_floor_low(x->c) && !s->hold_floor) ||
 	    x->est < s->idle_since_ns + (__u64)x->c->remote_scan_us * POL_NS_PER_US)
 		return 0;
 	if (!x->now)

@@ -35,6 +35,7 @@ struct bpfgov_config {
 	__u32 headroom_pct;		/* floor = util * headroom / 100 */
 	__u32 floor_min;		/* clamp, 0..1024 */
 	__u32 floor_max;		/* clamp, 0..1024 */
+	__u32 floor_eff;		/* platform's most efficient level (0: none) */
 	__u32 tau_rise_us;		/* util smoothing time constant when rising */
 	__u32 tau_fall_us;		/* ... when falling (larger: falls slowly) */
 	__u32 tick_busy_us;		/* account a busy run on the tick once it is this long */

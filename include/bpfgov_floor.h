@@ -38,14 +38,48 @@ static __always_inline __u32 pol_div100(__u32 x)
 	return (__u32)(((__u64)x * 0x51eb851full) >> 37);
 }
 
-/* util * headroom, clamped to [floor_min, floor_max] and to the scale. */
+/*
+ * The lowest floor ever requested: floor_min, or the platform's efficient
+ * level (floor_eff) where that is higher, never above floor_max.
+ *
+ * Below the efficient level (HWP_CAPABILITIES' most efficient
+ * performance, CPPC's lowest nonlinear performance) a lower frequency
+ * saves no energy: the voltage no longer falls with it, so every cycle
+ * costs more (static power over a longer run) and ends later. A CPU
+ * that runs there loses on both axes, whatever it runs: a floor at that
+ * level costs a busy CPU nothing, and an idle one next to nothing (its
+ * clock is stopped; a poll is bounded by the poll limit).
+ */
+static __always_inline __u32 pol_floor_low(const struct bpfgov_config *c)
+{
+	return pol_max32(c->floor_min, pol_min32(c->floor_eff, c->floor_max));
+}
+
+/*
+ * A fall to @want is a quiet CPU's clamp, made without the fall window:
+ * the lowest floor, asked for by a CPU whose utilization alone gives
+ * less than a deadband above floor_min (the remote refresh's test of a
+ * CPU that went quiet). With floor_eff 0 that is every fall to
+ * floor_min. A target held up by floor_eff alone is a light load, not a
+ * quiet CPU: its fall waits the window like any other, so that a busy
+ * CPU whose util dips for a moment keeps its floor.
+ */
+static __always_inline int pol_fall_is_clamp(const struct bpfgov_cpu_state *s,
+					     const struct bpfgov_config *c, __u32 want)
+{
+	return want == pol_floor_low(c) &&
+	       (want == c->floor_min ||
+		pol_div100(s->util * c->headroom_pct) < c->floor_min + pol_max32(c->deadband, 1));
+}
+
+/* util * headroom, clamped to [pol_floor_low, floor_max] and to the scale. */
 static __always_inline __u32 pol_target(const struct bpfgov_config *c, __u32 util)
 {
 	__u32 t = pol_div100(util * c->headroom_pct);
 
 	t = pol_min32(t, BPFGOV_SCALE);
 	t = pol_min32(t, c->floor_max);
-	return pol_max32(t, c->floor_min);
+	return pol_max32(t, pol_floor_low(c));
 }
 
 /* The rate limit actually used: never faster than the platform can switch. */
@@ -176,9 +210,9 @@ static __always_inline __u64 pol_open_busy(const struct bpfgov_cpu_state *s, __u
  *   util decays after a burst): the floor comes down in one fall, not in a
  *   staircase of one per window;
  * - changes smaller than the deadband are never made; reaching either
- *   clamp always is (a fall to floor_min is not delayed: a CPU that went
- *   quiet gets there through the gap memory's own expiry and the remote
- *   refresh);
+ *   clamp always is (a quiet CPU's fall to the lowest floor,
+ *   pol_fall_is_clamp, is not delayed: it gets there through the gap
+ *   memory's own expiry and the remote refresh);
  * - two changes are at least the rate limit apart.
  */
 /* The floor the target asks for, the gap memory's hold included (the hold
@@ -231,7 +265,7 @@ static __always_inline __u32 pol_floor_eval(struct bpfgov_cpu_state *s,
 	if (want > s->floor) {
 		if (!pol_rise_worth(c, s->floor, want))
 			return 0;
-	} else if (want != c->floor_min) {
+	} else if (!pol_fall_is_clamp(s, c, want)) {
 		if (c->fall_delay_us) {
 			if (!s->below_since_ns) {
 				s->below_since_ns = now ? now : 1;
@@ -314,7 +348,7 @@ static __always_inline __u64 pol_tick_next(const struct bpfgov_cpu_state *s,
 	if (want > s->floor) {
 		if (!pol_rise_worth(c, s->floor, want))
 			return due;
-	} else if (want != c->floor_min) {
+	} else if (!pol_fall_is_clamp(s, c, want)) {
 		if (c->fall_delay_us) {
 			if (!s->below_since_ns)
 				return 0;	/* a fall window opens */
@@ -487,8 +521,8 @@ POL_ENTRY __u32 pol_tick(struct bpfgov_cpu_state *s,
  * owned by the CPU itself, which recomputes the same target when it wakes.
  *
  * One decision per sleep at most: once the target has decayed to within
- * the deadband of floor_min (the CPU went quiet), the floor goes to
- * floor_min. Before that the floor stays: following the target down costs a
+ * the deadband of the lowest floor (pol_floor_low: the CPU went quiet), the
+ * floor goes there. Before that the floor stays: following the target down costs a
  * decision per fall band while it decays, each undone by a rise when the
  * CPU runs again, and the open segment (the last busy run, not yet in util)
  * can even raise it. None of that would reach the hardware before the CPU
@@ -496,7 +530,7 @@ POL_ENTRY __u32 pol_tick(struct bpfgov_cpu_state *s,
  * at its wake-up sees the same target. Not before the CPU slept hold_ms
  * either (a short gap before its last busy run is then older than the
  * gap memory, and than the HWP stall it guards against), and a floor
- * within twice the deadband of floor_min is left alone: a fall that small
+ * within twice the deadband of the lowest floor is left alone: a fall that small
  * would be undone by the next wake-up's rise, two decisions for nothing.
  */
 POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
@@ -512,12 +546,12 @@ POL_ENTRY __u32 pol_remote_refresh(struct bpfgov_cpu_state *s,
 	s->target = pol_target(c, pol_util_at(s, c, now, s->seg_busy_ns));
 	pol_hold_expire(s, now);
 	if (s->hold_floor || slept < (__u64)c->hold_ms * 1000000ull ||
-	    s->floor < c->floor_min + 2 * pol_max32(c->deadband, 1) ||
-	    s->target - c->floor_min >= pol_max32(c->deadband, 1))
+	    s->floor < pol_floor_low(c) + 2 * pol_max32(c->deadband, 1) ||
+	    s->target - pol_floor_low(c) >= pol_max32(c->deadband, 1))
 		return 0;
 	if (s->last_floor_ns && now - s->last_floor_ns < pol_rate_limit_ns(c))
 		return 0;
-	s->floor = c->floor_min;
+	s->floor = pol_floor_low(c);
 	s->floor_reason = BPFGOV_R_IDLE_DECAY;
 	s->below_since_ns = 0;
 	s->fall_peak = 0;

@@ -65,8 +65,8 @@ static __always_inline void pol_cpu_init(struct bpfgov_cpu_state *s,
 	__builtin_memset(s, 0, sizeof(*s));
 	s->cur_state = BPFGOV_NO_STATE;
 	s->tick_due_ns = ~0ull;
-	s->floor = c->floor_min;
-	s->target = c->floor_min;
+	s->floor = pol_floor_low(c);
+	s->target = pol_floor_low(c);
 	s->idle_pick = pol_nr_states(c) - 1;
 	s->hist_pick = s->idle_pick;
 	s->ctx = s->idle_pick > 0;	/* as after an idle that a halt paid */

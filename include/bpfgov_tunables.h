@@ -13,6 +13,7 @@
 	X(headroom_pct,        125,  100,    400, "%",    "floor = util x headroom / 100 (schedutil uses 125)") \
 	X(floor_min,             0,    0,   1024, "/1024", "lowest floor ever requested") \
 	X(floor_max,          1024,    0,   1024, "/1024", "highest floor ever requested") \
+	X(floor_eff,             0,    0,   1024, "/1024", "the platform's most efficient level: a CPU with a load worth a floor gets at least this (0: none; filled from HWP_CAPABILITIES / CPPC_CAP1)") \
 	X(tau_rise_us,        2000,  100, 100000, "us",   "util smoothing time constant when load rises (fast)") \
 	X(tau_fall_us,       16000,  100, 1000000, "us",  "util smoothing time constant when load falls (slow)") \
 	X(tick_busy_us,       4000,  500, 100000, "us",   "a busy run this long is accounted on the timer tick") \

@@ -22,16 +22,18 @@ judge_scenarios() {
 	periodic-sweep-500|periodic 500 Hz, load 0-100-0 %|periodic --hz 500 --sweep 0:100:10 --step-s $SWEEP_STEP_S
 	periodic-sweep-1000|periodic 1 kHz, load 0-100-0 %|periodic --hz 1000 --sweep 0:100:10 --step-s $SWEEP_STEP_S
 	periodic-sweep-100-jitter|periodic 100 Hz, load 0-100-0 %, jitter 2 ms|periodic --hz 100 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 2000
+	periodic-sweep-250-jitter|periodic 250 Hz, load 0-100-0 %, jitter 800 us|periodic --hz 250 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 800
 	periodic-sweep-jitter|periodic 347 Hz, load 0-100-0 %, jitter 500 us|periodic --hz 347 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 500
+	periodic-sweep-500-jitter|periodic 500 Hz, load 0-100-0 %, jitter 400 us|periodic --hz 500 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 400
 	periodic-sweep-1000-jitter|periodic 1 kHz, load 0-100-0 %, jitter 200 us|periodic --hz 1000 --sweep 0:100:10 --step-s $SWEEP_STEP_S --jitter-us 200
 	periodic-jitter|periodic 347 Hz 30 %, jitter 1 ms|periodic --hz 347 --load 30 --jitter-us 1000 --duration $JUDGE_S
 	periodic-100|periodic 100 Hz 30 % (no short gaps)|periodic --hz 100 --load 30 --duration $JUDGE_S
 	periodic-1000|periodic 1 kHz 30 %|periodic --hz 1000 --load 30 --duration $JUDGE_S
-	impulse-2ms|impulse, 2 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 2
-	impulse-3ms|impulse, 3 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 3
-	impulse-4ms|impulse, 4 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 4
-	impulse-20ms|impulse, 20 ms busy, gaps 747-950 us|impulse --gap-us 747:950 --trials 100 --busy-ms 20
-	impulse|impulse, gaps 747-950 us|impulse --gap-us 747:950 --trials 100
+	impulse-2ms|impulse, 2 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 2
+	impulse-3ms|impulse, 3 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 3
+	impulse-4ms|impulse, 4 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 4
+	impulse-20ms|impulse, 20 ms busy, gaps 747-954 us|impulse --gap-us 747:954 --trials 100 --busy-ms 20
+	impulse|impulse, gaps 747-954 us|impulse --gap-us 747:954 --trials 100
 	pingpong-0|ping-pong 0 us|pingpong --work-us 0 --duration $PP_TRACE_S
 	pingpong-20|ping-pong 20 us|pingpong --work-us 20 --duration $PP_TRACE_S
 	pingpong-100|ping-pong 100 us|pingpong --work-us 100 --duration $PP_TRACE_S
@@ -377,7 +379,7 @@ doc_floor() {
 		(["bpfgov", "powersave:bpfgov", "performance:bpfgov"] + $M + ["hwp-1"]) as $cols |
 		"Every busy segment of every trace is run again under each policy'"'"'s floor through the platform model, and judged against the hindsight oracle (docs/DESIGN.md, \"The floor judge\"): **E** = energy above the oracle in % of the oracle'"'"'s energy, **D** = completion after the oracle'"'"'s in µs per busy segment (negative: sooner, paid in energy), **S** = busy segments finished later than the oracle'"'"'s, %. " +
 		"Platform and power model: `\($S[0].floor_judge.platform)`; the oracle runs each segment at max(\($S[0].floor_judge.oracle_f_eff_mhz | round) MHz, work / time to the next segment). " +
-		"Policies: bpfgov at its defaults (balanced) and with its powersave and performance profiles, on an HWP part (floor = HWP minimum, written by the loader: an IPI); `hwp-auto`, the hardware alone (HWP active, no floor, EPP balance_performance); `schedutil` on a non-HWP cpufreq driver (its target is the frequency); `hwp-passive`, schedutil through the kernel'"'"'s passive HWP path (min = bw_min, desired = target); `hwp-3/4`, `hwp-7/8`: proposals of the thread in which the 30 ms drop was reported (HWP min = part of schedutil'"'"'s target), `hwp-1` the whole target, none of them a kernel path.",
+		"Policies: bpfgov at its defaults (balanced) and with its powersave and performance profiles, on an HWP part (floor = HWP minimum, written by the loader: an IPI; `floor_eff` at the model'"'"'s f_eff, as `start` reads the part'"'"'s efficient level); `hwp-auto`, the hardware alone (HWP active, no floor, EPP balance_performance); `schedutil` on a non-HWP cpufreq driver (its target is the frequency); `hwp-passive`, schedutil through the kernel'"'"'s passive HWP path (min = bw_min, desired = target); `hwp-3/4`, `hwp-7/8`: proposals of the thread in which the 30 ms drop was reported (HWP min = part of schedutil'"'"'s target), `hwp-1` the whole target, none of them a kernel path.",
 		"",
 		"| scenario | " + ($cols | map(sub(":bpfgov"; "")) | join(" | ")) + " |",
 		"|---|" + ($cols | map("---") | join("|")) + "|",
@@ -386,7 +388,7 @@ doc_floor() {
 		"| **sum** | " + ($cols | map(. as $c | [$S[] | .f[$c] | select(. != null and .fe != null)] |
 			if length == 0 then "–" else "**\(map(.fe) | add | r2) / \(map(.fd) | add | r1)**" end) | join(" | ")) + " |",
 		"",
-		"Cells: E % / D µs (S %). Lock trials (a gap of the report'"'"'s window after busy time; the same trials for every HWP policy) that found the floor at the lowest level, and verdicts of bpfgov (balanced) against each model (W win, = tie, D dominated, T trade-off; ties within \($S[0].floor_judge.tie_energy_pct) % of the oracle'"'"'s energy and \($S[0].floor_judge.tie_delay_us) µs per busy segment):",
+		"Cells: E % / D µs (S %). Lock trials (a gap of the report'"'"'s window after busy time; the same trials for every HWP policy) that found the floor at the lowest level, and verdicts of bpfgov (balanced) against each model (W win, = tie, D dominated, T trade-off; ties within \($S[0].floor_judge.tie_energy_pct) % of the oracle'"'"'s energy and " + (if $S[0].floor_judge.tie_delay_rule == "relative" then "the same share of its busy time per segment, \([$S[].floor_judge.tie_delay_us] | min | . * 100 | round / 100) to \([$S[].floor_judge.tie_delay_us] | max | . * 10 | round / 10) µs" else "\($S[0].floor_judge.tie_delay_us) µs per busy segment" end) + "):",
 		"",
 		"| scenario | locks at lowest: bpfgov | hwp-auto | hwp-3/4 | hwp-7/8 | " + ($M | map("vs " + .) | join(" | ")) + " |",
 		"|---|---|---|---|---|" + ($M | map("---") | join("|")) + "|",

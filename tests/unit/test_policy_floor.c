@@ -32,7 +32,7 @@ static void test_tunables_defaults_in_range(void **state)
 	} while (0);
 	BPFGOV_TUNABLES(CHECK_TUNABLE)
 #undef CHECK_TUNABLE
-	assert_int_equal(n, 29);	/* every X() line was visited */
+	assert_int_equal(n, 30);	/* every X() line was visited */
 }
 
 static void test_cpu_init(void **state)
@@ -718,6 +718,181 @@ static void test_floor_idle_cpu_reaches_floor_min(void **state)
 		      m.s.util, m.s.target, m.s.floor);
 	assert_int_equal(m.s.util, 0);
 	assert_int_equal(m.s.floor, m.c.floor_min);
+}
+
+/* ------------------------------------------------------------------ */
+/* The platform's efficient level (floor_eff)                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * floor_eff is a lower clamp beside floor_min (pol_floor_low): below the
+ * efficient level a slower clock saves nothing, so no target asks for
+ * less. 348 is the floor judge's model (939 MHz of [600, 1600] MHz).
+ * Default headroom 125: target = util * 125 / 100.
+ */
+static void test_floor_eff_clamps_target(void **state)
+{
+	struct bpfgov_config c;
+
+	(void)state;
+	bpfgov_config_defaults(&c);
+	assert_int_equal(c.floor_eff, 0);		/* none until the platform says */
+	assert_int_equal(pol_target(&c, 0), 0);
+	assert_int_equal(pol_target(&c, 100), 125);
+	c.floor_eff = 348;
+	assert_int_equal(pol_floor_low(&c), 348);
+	assert_int_equal(pol_target(&c, 0), 348);	/* an idle CPU too */
+	assert_int_equal(pol_target(&c, 100), 348);	/* 125 < 348 */
+	assert_int_equal(pol_target(&c, 278), 348);	/* 347 < 348 */
+	assert_int_equal(pol_target(&c, 279), 348);	/* 348 itself */
+	assert_int_equal(pol_target(&c, 280), 350);	/* above: util decides */
+	assert_int_equal(pol_target(&c, 512), 640);
+	/* floor_min above it wins */
+	c.floor_min = 400;
+	assert_int_equal(pol_floor_low(&c), 400);
+	assert_int_equal(pol_target(&c, 100), 400);
+	/* floor_max below it wins: the user's word */
+	c.floor_min = 0;
+	c.floor_max = 200;
+	assert_int_equal(pol_floor_low(&c), 200);
+	assert_int_equal(pol_target(&c, 0), 200);
+	assert_int_equal(pol_target(&c, 1024), 200);
+}
+
+/* A CPU of the judge's model: floor_eff 348. */
+static void sim_eff(struct sim *m)
+{
+	sim_init(m);
+	m->c.floor_eff = 348;
+	sim_reinit(m);
+}
+
+/* The same CPU after 200 ms busy: floor 1024. */
+static void sim_eff_busy(struct sim *m)
+{
+	sim_eff(m);
+	sim_busy(m, 200 * MS, 4 * MS);
+	assert_int_equal(m->s.floor, 1024);
+}
+
+/* A CPU starts at the efficient level, and keeps it through the lightest
+ * load the judge has: 2 us of work every 2 ms (util 0: a sample of
+ * 2 * 1024 / 2000 rounds to 1, and the step to it ends at or below 1). */
+static void test_floor_eff_start_and_light_load(void **state)
+{
+	struct sim m;
+	int i;
+
+	(void)state;
+	sim_eff(&m);
+	assert_int_equal(m.s.floor, 348);
+	assert_int_equal(m.s.target, 348);
+	for (i = 0; i < 2000; i++) {
+		sim_busy(&m, 2 * US, 0);
+		sim_idle(&m, 2 * MS - 2 * US, 1, 0);
+		if (m.s.floor != 348)
+			fail_msg("step %d: floor %u, not 348", i, m.s.floor);
+	}
+	assert_true(m.s.util <= 1);
+}
+
+/*
+ * A falling load stops at the efficient level: after 200 ms busy (floor
+ * 1024) the CPU runs 1 us every 4 ms, util decays to 0, and the floor
+ * comes down to 348, never below (with floor_eff 0 the same run ends at
+ * floor_min: test_floor_idle_cpu_reaches_floor_min). While util still
+ * gives a target of a deadband or more, the target is held at 348 by
+ * floor_eff alone, and the fall waits its window like any other (the
+ * window starts again while the target still falls); once util is that
+ * low the fall is the quiet CPU's clamp. Either way the floor is 348
+ * within two fall windows and a period of the target.
+ */
+static void test_floor_eff_falling_load_stops_there(void **state)
+{
+	struct sim m;
+	__u32 lowest = 1024;
+	int i, at_eff = -1, target_at_eff = -1;
+
+	(void)state;
+	sim_eff_busy(&m);
+	for (i = 0; i < 500; i++) {
+		sim_idle(&m, 4 * MS - 1 * US, 1, 0);
+		sim_busy(&m, 1 * US, 0);
+		if (m.s.floor < lowest)
+			lowest = m.s.floor;
+		if (target_at_eff < 0 && m.s.target == 348)
+			target_at_eff = i;
+		if (at_eff < 0 && m.s.floor == 348)
+			at_eff = i;
+	}
+	print_message("  target at 348 after %d periods, floor after %d\n", target_at_eff, at_eff);
+	assert_int_equal(m.s.util, 0);
+	assert_int_equal(lowest, 348);
+	assert_int_equal(m.s.floor, 348);
+	assert_true(target_at_eff >= 0 && at_eff >= 0);
+	assert_true(at_eff >= target_at_eff);
+	assert_true((__u64)(at_eff - target_at_eff) * 4 * MS <=
+		    2 * (__u64)m.c.fall_delay_us * US + 4 * MS);
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_UTIL_FALL);
+}
+
+/*
+ * A busy CPU whose util dips for a moment keeps its floor. After 200 ms
+ * busy (floor 1024) it sleeps 60 ms, which takes util to 256: a target
+ * of 320, held at 348 by floor_eff alone. That is a light load,
+ * not a quiet CPU (util gives more than a deadband): the fall waits the
+ * fall window, and the CPU is busy again within it, so the floor never
+ * leaves 1024 and nothing is written. A fall to the clamp without the
+ * window took the floor to 348 at the wake-up and back up within 4 ms:
+ * two writes for a dip the window exists to ride out.
+ */
+static void test_floor_eff_busy_dip_keeps_floor(void **state)
+{
+	struct sim m;
+	__u32 changes, lowest = 1024;
+	int i;
+
+	(void)state;
+	sim_eff_busy(&m);
+	changes = m.s.nr_floor_changes;
+	sim_idle(&m, 60 * MS, 1, 0);
+	pol_busy_begin(&m.s, &m.c, m.now);
+	print_message("  after the dip: util %u, target %u, floor %u\n", m.s.util, m.s.target,
+		      m.s.floor);
+	assert_true(m.s.util * m.c.headroom_pct / 100 >= m.c.deadband);
+	assert_int_equal(m.s.target, 348);	/* held up by floor_eff alone */
+	for (i = 1; i <= 12; i++) {
+		pol_tick(&m.s, &m.c, m.now + i * 4 * MS);
+		if (m.s.floor < lowest)
+			lowest = m.s.floor;
+	}
+	m.now += 50 * MS;
+	pol_busy_end(&m.s, &m.c, m.now);
+	assert_int_equal(lowest, 1024);
+	assert_int_equal(m.s.nr_floor_changes, changes);
+}
+
+/* The remote refresh of a sleeping CPU lowers its floor to the efficient
+ * level, not below, and leaves a floor already there alone. */
+static void test_floor_eff_remote_refresh(void **state)
+{
+	struct sim m;
+	__u64 idle0;
+
+	(void)state;
+	sim_eff(&m);
+	m.c.fall_delay_us = 0;
+	sim_busy(&m, 20 * MS, 4 * MS);
+	assert_true(m.s.floor > 348 + 2 * m.c.deadband);
+	pol_busy_end(&m.s, &m.c, m.now);
+	idle0 = m.now;
+	/* after hold_ms and a target decayed to the lowest floor */
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 1 * SEC), POL_FLOOR);
+	assert_int_equal(m.s.floor, 348);
+	assert_int_equal(m.s.target, 348);
+	assert_int_equal(m.s.floor_reason, BPFGOV_R_IDLE_DECAY);
+	assert_int_equal(pol_remote_refresh(&m.s, &m.c, idle0 + 2 * SEC), 0);
+	assert_int_equal(m.s.floor, 348);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1517,6 +1692,11 @@ int main(void)
 		cmocka_unit_test(test_floor_time_before_stamps),
 		cmocka_unit_test(test_floor_transition_latency),
 		cmocka_unit_test(test_floor_idle_cpu_reaches_floor_min),
+		cmocka_unit_test(test_floor_eff_clamps_target),
+		cmocka_unit_test(test_floor_eff_start_and_light_load),
+		cmocka_unit_test(test_floor_eff_falling_load_stops_there),
+		cmocka_unit_test(test_floor_eff_busy_dip_keeps_floor),
+		cmocka_unit_test(test_floor_eff_remote_refresh),
 		cmocka_unit_test(test_gap_arms_hold),
 		cmocka_unit_test(test_gap_no_arm),
 		cmocka_unit_test(test_gap_hold_keeps_floor_and_releases),

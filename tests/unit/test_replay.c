@@ -295,6 +295,109 @@ static void synth_load(struct trace *t, const char *name, const char *scen, cons
 	load_or_fail(path, t);
 }
 
+/*
+ * The linux-pm report's trigger after a short burst, replayed: 100 trials
+ * of a 2-4 ms busy run after a quiet second, then a 750-950 us gap, then
+ * 1 ms of work. The floor bpfgov's core holds when the work after the gap
+ * begins must be at least 7/8 of the target that the burst's own
+ * utilization gives (derived here from the util at the burst's begin, as
+ * in test_gap_arms_from_short_burst: util moves toward 1024 by B / (B +
+ * tau_rise), the step rounded up; target = util * headroom / 100).
+ */
+struct burst_obs {
+	__u64 begin[100], gap_end[100];
+	__u32 u0[100], floor[100];
+};
+
+static void burst_observe(void *ctx, __u32 cpu, __u64 t_ns, const struct bpfgov_cpu_state *s)
+{
+	struct burst_obs *b = ctx;
+
+	(void)cpu;
+	for (int i = 0; i < 100; i++) {
+		if (t_ns == b->begin[i])
+			b->u0[i] = s->util;
+		if (t_ns == b->gap_end[i])
+			b->floor[i] = s->floor;
+	}
+}
+
+static void test_bpfgov_gap_after_short_burst(void **state)
+{
+	struct replay_opts o;
+	struct replay_result *r = calloc(1, sizeof(*r));
+	struct burst_obs *b = calloc(1, sizeof(*b));
+	struct trace t;
+	char path[256], err[512];
+	__u64 now = 1000000000ull, burst, gap;
+	__u32 x = 11, ok = 0, n = 0, worst_f = 0, worst_w = 1;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(r);
+	assert_non_null(b);
+	snprintf(path, sizeof(path), "%s/burst.trace", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "bpfgov-trace 2\nsource test: burst after a quiet second, short gap\nnr_cpus 1\n"
+		   "state 0 POLL 0 0 poll 1000\nstate 1 HALT 1 1 - 100000\nrecords\n");
+	for (int i = 0; i < 100; i++) {
+		x = x * 1103515245u + 12345u;
+		burst = 2 * MS + (x >> 8) % (2 * MS + 1);
+		x = x * 1103515245u + 12345u;
+		gap = 750 * US + (x >> 8) % (200 * US + 1);
+		b->begin[i] = now;
+		fprintf(f, "%llu 0 busy %llu\n", (unsigned long long)(now + burst),
+			(unsigned long long)burst);
+		now += burst + gap;
+		b->gap_end[i] = now;
+		fprintf(f, "%llu 0 idle %llu 1 - timer\n%llu 0 gap %llu\n", (unsigned long long)now,
+			(unsigned long long)gap, (unsigned long long)now, (unsigned long long)gap);
+		fprintf(f, "%llu 0 busy %llu\n", (unsigned long long)(now + 1 * MS),
+			(unsigned long long)(1 * MS));
+		now += 1 * MS + 1000 * MS;
+		fprintf(f, "%llu 0 idle %llu 1 - timer\n%llu 0 gap %llu\n", (unsigned long long)now,
+			(unsigned long long)(1000 * MS), (unsigned long long)now,
+			(unsigned long long)(1000 * MS));
+		n += 6;
+	}
+	fprintf(f, "end %u\n", n);
+	fclose(f);
+	load_or_fail(path, &t);
+	replay_opts_default(&o);
+	o.observe = burst_observe;
+	o.observe_ctx = b;
+	assert_int_equal(replay_run(&t, &o, r, err, sizeof(err)), 0);
+	x = 11;
+	for (int i = 0; i < 100; i++) {
+		double tau = (double)o.cfg.tau_rise_us * US, u, ex;
+		__u32 util, want;
+
+		x = x * 1103515245u + 12345u;
+		burst = 2 * MS + (x >> 8) % (2 * MS + 1);
+		x = x * 1103515245u + 12345u;
+		ex = b->u0[i] + (1024.0 - b->u0[i]) * (double)burst / ((double)burst + tau);
+		util = (__u32)ex;
+		if (ex > util)
+			util++;
+		want = util * o.cfg.headroom_pct / 100;
+		if (want > 1024)
+			want = 1024;
+		u = (double)b->floor[i] / want;
+		ok += b->floor[i] >= want * 7 / 8;	/* as the policy's own test */
+		if (!i || u < (double)worst_f / worst_w) {
+			worst_f = b->floor[i];
+			worst_w = want;
+		}
+	}
+	print_message("  replayed: floor after the gap >= 7/8 of the burst's target in %u of 100 trials; worst %u against %u (%.2f)\n",
+		      ok, worst_f, worst_w, (double)worst_f / worst_w);
+	assert_int_equal(ok, 100);
+	trace_free(&t);
+	free(r);
+	free(b);
+}
+
 static void test_bpfgov_impulse_floor(void **state)
 {
 	struct replay_opts o;
@@ -996,6 +1099,7 @@ int main(void)
 		cmocka_unit_test(test_schedutil_target),
 		cmocka_unit_test(test_hwp_floors),
 		cmocka_unit_test(test_bpfgov_impulse_floor),
+		cmocka_unit_test(test_bpfgov_gap_after_short_burst),
 		cmocka_unit_test(test_pingpong_judge),
 		cmocka_unit_test(test_judge_pct),
 		cmocka_unit_test(test_next_timer_only_from_timers),

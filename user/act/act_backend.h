@@ -31,6 +31,8 @@ struct act_cpu {
 	bool msr_is_file;
 	char *msr_path;
 	__u32 lowest, highest;	/* backend units (kHz for cpufreq) */
+	__u32 efficient;	/* most efficient / lowest nonlinear level (MSR
+				 * backends; 0: not known) */
 	__u32 orig_min;		/* min at open, for status before any write */
 	struct knob floor;
 	/* idle knobs (act_idle.c) */

@@ -33,6 +33,7 @@ struct msr_layout {
 	__u32 enable, caps, req;
 	const char *enable_name;	/* for messages */
 	unsigned int cap_lowest_shift, cap_highest_shift;
+	unsigned int cap_eff_shift;	/* most efficient / lowest nonlinear */
 	unsigned int req_min_shift, req_max_shift;
 };
 
@@ -41,6 +42,7 @@ static const struct msr_layout intel_hwp = {
 	.enable = MSR_IA32_PM_ENABLE, .caps = MSR_IA32_HWP_CAPABILITIES,
 	.req = MSR_IA32_HWP_REQUEST, .enable_name = "IA32_PM_ENABLE",
 	.cap_lowest_shift = 24, .cap_highest_shift = 0,
+	.cap_eff_shift = 16,		/* Most_Efficient_Performance */
 	.req_min_shift = 0, .req_max_shift = 8,
 };
 
@@ -49,6 +51,7 @@ static const struct msr_layout amd_cppc = {
 	.enable = MSR_AMD_CPPC_ENABLE, .caps = MSR_AMD_CPPC_CAP1,
 	.req = MSR_AMD_CPPC_REQ, .enable_name = "CPPC_ENABLE",
 	.cap_lowest_shift = 0, .cap_highest_shift = 24,
+	.cap_eff_shift = 8,		/* Lowest Nonlinear Performance */
 	.req_min_shift = 8, .req_max_shift = 0,
 };
 
@@ -93,6 +96,7 @@ static int probe_msr_cpu(struct act_env *e, const struct msr_layout *L,
 		return err;
 	c->lowest = field_get(caps, L->cap_lowest_shift);
 	c->highest = field_get(caps, L->cap_highest_shift);
+	c->efficient = field_get(caps, L->cap_eff_shift);
 	if (!c->highest || c->lowest > c->highest) {
 		snprintf(why, n, "%s: bad capabilities MSR %#x = %#llx (lowest %u, highest %u)",
 			 c->msr_path, L->caps, (unsigned long long)caps,

@@ -753,6 +753,24 @@ int act_restore(struct actuator *a)
 	return first;
 }
 
+__u32 act_floor_eff(const struct actuator *a)
+{
+	for (int i = 0; a && i < a->e.nr_cpus; i++) {
+		const struct act_cpu *c = &a->e.cpus[i];
+
+		if (!c->has_floor)
+			continue;
+		if (!c->floor.is_msr || c->efficient <= c->lowest || c->highest <= c->lowest)
+			return 0;
+		/* the least floor that scale_floor() takes to it */
+		for (__u32 f = 1; f <= BPFGOV_SCALE; f++)
+			if (scale_floor(c->lowest, c->highest, f) >= c->efficient)
+				return f;
+		return BPFGOV_SCALE;
+	}
+	return 0;
+}
+
 int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out)
 {
 	const struct act_cpu *c = act_cpu_get(a, cpu);

@@ -141,6 +141,12 @@ int act_save_all(struct actuator *a, bool idle);
 /* Registers/files written, whose original is not yet restored. */
 int act_pending(const struct actuator *a);
 int act_cpu_info(const struct actuator *a, int cpu, struct act_cpu_info *out);
+/* The platform's efficient level as a floor (0..1024: the least floor that
+ * scales to at least HWP_CAPABILITIES' most efficient performance, or
+ * CPPC_CAP1's lowest nonlinear performance, on the first CPU with a floor
+ * knob); 0 when the backend does not know it (cpufreq, none) or it is the
+ * lowest level. */
+__u32 act_floor_eff(const struct actuator *a);
 /* The PM QoS resume latency limit that was in force before bpfgov
  * (microseconds, 0 = none), so the policy honours it. */
 __u32 act_orig_qos_us(const struct actuator *a, int cpu);

@@ -61,6 +61,7 @@ struct gov {
 	struct ring_buffer *rb;
 	int rb_epfd;			/* the ring buffer's epoll instance */
 	struct actuator *act;
+	__u32 floor_eff_hw;		/* act_floor_eff(), once the floor backend is open */
 	int cpu_fd, ctl_fd, tun_fd;	/* cpu_state, control, tunables */
 	/* cpu_state mapped (BPF_F_MMAPABLE): read without a system call */
 	const void *cpu_mm;
@@ -115,6 +116,7 @@ extern volatile sig_atomic_t loop_exiting;
  * config file and --set. @profile: power-profiles-daemon's, mapped
  * (origin "ppd"), or NULL. */
 int start_config(struct gov *g, const char *profile);
+void start_floor_eff(struct gov *g);
 
 /* --- daemon_bpf.c: the BPF side --- */
 /*

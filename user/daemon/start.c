@@ -195,6 +195,7 @@ static int start_main(struct start_opts *o)
 	err = act_open(&g.act, &ao);
 	if (err)
 		goto cleanup;
+	start_floor_eff(&g);
 	if (!o->dry_run) {
 		err = journal_init(&g.jnl, gov_run_dir());
 		if (err) {

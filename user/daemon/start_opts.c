@@ -15,6 +15,7 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
+#include "tunables.h"
 #include "daemon.h"
 
 enum {
@@ -227,6 +228,7 @@ int start_config(struct gov *g, const char *profile)
 	if (err)
 		return err;	/* said why in one line */
 	base.transition_latency_us = sys_transition_latency_us(g->o->sysfs_root);
+	base.floor_eff = g->floor_eff_hw;	/* 0 until the floor backend is open */
 	if (profile)
 		o.profile = profile;	/* power-profiles-daemon's, mapped */
 	err = cfg_build(&g->gc, &o, &base, msg, sizeof(msg));
@@ -239,4 +241,21 @@ int start_config(struct gov *g, const char *profile)
 			g->gc.origin[i] = ORIGIN_PPD;
 	g->cfg = g->gc.cfg;
 	return 0;
+}
+
+/* The platform's efficient level, known once the floor backend has read
+ * the part's capabilities (act_floor_eff): floor_eff from the machine,
+ * unless a profile, the config file or --set gave it. Later rebuilds of
+ * the configuration (a power-profiles-daemon switch) start from it. */
+void start_floor_eff(struct gov *g)
+{
+	const struct tunable_info *t = tunable_find("floor_eff");
+	size_t i = t ? (size_t)(t - tunable_table) : CFG_MAX_TUNABLES;
+
+	g->floor_eff_hw = act_floor_eff(g->act);
+	if (!g->floor_eff_hw || i >= CFG_MAX_TUNABLES || g->gc.origin[i] != ORIGIN_DEFAULT)
+		return;
+	g->gc.cfg.floor_eff = g->floor_eff_hw;
+	g->gc.origin[i] = ORIGIN_MACHINE;
+	g->cfg = g->gc.cfg;
 }

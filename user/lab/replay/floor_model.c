@@ -145,6 +145,15 @@ double fm_f_eff(const struct fm_params *p)
 	return best;
 }
 
+/* f_eff as a floor of bpfgov's scale (/1024 of [f_lo, f_max]), rounded up:
+ * what the loader reads from HWP_CAPABILITIES / CPPC_CAP1 on a real part. */
+__u32 fm_eff_level(const struct fm_params *p)
+{
+	double x = (fm_f_eff(p) - p->f_lo_mhz) * 1024.0 / (p->f_max_mhz - p->f_lo_mhz);
+
+	return x <= 0 ? 0 : x >= 1024 ? 1024 : (__u32)ceil(x);
+}
+
 /* splitmix64: one trial per (seed, cpu, segment), the same for every policy. */
 static __u64 mix(__u64 x)
 {
@@ -328,6 +337,7 @@ void fm_run(const struct fm_params *p, const struct fm_seg *s, size_t n,
 		fin = (double)s[i].start_ns + ons;
 		a->segments++;
 		a->oracle_energy += oe;
+		a->oracle_ns += ons;
 		a->delay_ns += (double)m.t - fin;
 		a->slow += (double)m.t - fin > FM_TIE_DELAY_US * 1e3;
 	}
@@ -341,6 +351,11 @@ double fm_energy_dist_pct(const struct fm_acc *a)
 double fm_delay_us(const struct fm_acc *a)
 {
 	return a->segments ? a->delay_ns / 1e3 / (double)a->segments : 0;
+}
+
+double fm_oracle_busy_us(const struct fm_acc *a)
+{
+	return a->segments ? a->oracle_ns / 1e3 / (double)a->segments : 0;
 }
 
 double fm_slow_pct(const struct fm_acc *a)

@@ -42,7 +42,8 @@
 #include <stddef.h>
 
 #define FM_TIE_ENERGY_PCT	0.5	/* % of the oracle's energy */
-#define FM_TIE_DELAY_US		1.0	/* us per busy segment */
+#define FM_TIE_DELAY_US		1.0	/* us per busy segment: a segment later than
+					 * the oracle's by more is a slow one */
 
 struct fm_params {
 	/* power model */
@@ -70,7 +71,8 @@ void fm_params_format(const struct fm_params *p, char *buf, size_t len);
 /* Power model */
 double fm_voltage(const struct fm_params *p, double f_mhz);
 double fm_power(const struct fm_params *p, double f_mhz);	/* units of c: W / (MHz V^2) = 1 */
-double fm_f_eff(const struct fm_params *p);			/* least energy per cycle */
+double fm_f_eff(const struct fm_params *p);
+__u32 fm_eff_level(const struct fm_params *p);			/* least energy per cycle */
 
 /* How a policy's floor becomes a frequency, and who sets the level. */
 enum fm_mode {
@@ -108,6 +110,7 @@ struct fm_acc {
 	__u64 segments, slow;		/* slow: finished later than the oracle */
 	double energy, oracle_energy;	/* P x ns */
 	double delay_ns;		/* sum of (finish - oracle finish) */
+	double oracle_ns;		/* sum of the oracle's busy time */
 	__u64 writes, locks, locks_low;	/* locks_low: at the lowest level */
 };
 
@@ -121,6 +124,8 @@ void fm_run(const struct fm_params *p, const struct fm_seg *s, size_t n,
 
 double fm_energy_dist_pct(const struct fm_acc *a);
 double fm_delay_us(const struct fm_acc *a);
+/* The oracle's busy time per segment, us. */
+double fm_oracle_busy_us(const struct fm_acc *a);
 double fm_slow_pct(const struct fm_acc *a);
 
 #endif /* __BPFGOV_FLOOR_MODEL_H */

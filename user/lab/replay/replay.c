@@ -57,7 +57,7 @@ void replay_opts_default(struct replay_opts *o)
 	o->after_gap_ns = 30000000;
 	fm_params_default(&o->fm);
 	o->fl_tie_energy_pct = FM_TIE_ENERGY_PCT;
-	o->fl_tie_delay_us = FM_TIE_DELAY_US;
+	o->fl_tie_delay_us = -1;	/* relative: the energy band's share */
 }
 
 /* ------------------------------------------------------------ timeline */
@@ -974,7 +974,15 @@ static void judge_finish(const struct replay_opts *o, struct replay_result *r)
 		s->fl_energy_pct = fm_energy_dist_pct(&s->fa);
 		s->fl_delay_us = fm_delay_us(&s->fa);
 		s->fl_slow_pct = fm_slow_pct(&s->fa);
+		/* every floor policy runs the same segments: one oracle */
+		if (s->fl && !r->fl_oracle_busy_us)
+			r->fl_oracle_busy_us = fm_oracle_busy_us(&s->fa);
 	}
+	/* Both bands relative to the oracle by default: the energy band is a
+	 * share of its energy, the delay band the same share of its busy
+	 * time per segment. */
+	r->fl_tie_delay_us = o->fl_tie_delay_us >= 0 ? o->fl_tie_delay_us
+			     : o->fl_tie_energy_pct / 100.0 * r->fl_oracle_busy_us;
 	for (int p = 0; p < RP__MAX; p++) {
 		for (int q = 0; q < RP__MAX; q++) {
 			r->p[p].fl_verdict[q] = -1;
@@ -982,7 +990,7 @@ static void judge_finish(const struct replay_opts *o, struct replay_result *r)
 				continue;
 			r->p[p].fl_verdict[q] = judge_verdict(r->p[p].fl_energy_pct, r->p[p].fl_delay_us,
 							      r->p[q].fl_energy_pct, r->p[q].fl_delay_us,
-							      o->fl_tie_energy_pct, o->fl_tie_delay_us);
+							      o->fl_tie_energy_pct, r->fl_tie_delay_us);
 		}
 	}
 	for (int p = 0; p < RP__MAX; p++) {
@@ -1020,6 +1028,10 @@ int replay_run(const struct trace *t, const struct replay_opts *o, struct replay
 	/* The policies see the traced machine's idle-state table. */
 	cfg.nr_states = t->nr_states;
 	cfg.tick_us = (__u32)(o->tick_ns / 1000);	/* the kernel's poll limit derives from it */
+	/* The platform's efficient level, as the loader reads it from the
+	 * part's capabilities: here the platform model's f_eff. */
+	if (!o->floor_eff_given)
+		cfg.floor_eff = fm_eff_level(&o->fm);
 	for (__u32 k = 0; k < BPFGOV_MAX_STATES; k++) {
 		int in = k < t->nr_states;
 
@@ -1111,7 +1123,9 @@ static void replay_usage(FILE *out)
 		"                      write_remote_us (cost of a floor write), step_us; defaults\n"
 		"                      in docs/DESIGN.md, \"The floor judge\"\n"
 		"  --floor-tie-energy-pct X  floor verdicts: energy within X %% of the oracle's ties (0.5)\n"
-		"  --floor-tie-delay-us X    floor verdicts: delay within X us/busy segment ties (1)\n"
+		"  --floor-tie-delay-us X    floor verdicts: delay within X us/busy segment ties\n"
+		"                      (default: the energy band's share of the oracle's busy\n"
+		"                      time per segment)\n"
 		"  --no-tick           do not feed bpfgov's tick hook\n"
 		"  -h, --help          this text\n");
 }
@@ -1321,6 +1335,8 @@ int do_replay(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
+		if (!strncmp(sets[i], "floor_eff=", 10))
+			o.floor_eff_given = 1;
 	}
 	if (tunable_check(&o.cfg, msg, sizeof(msg))) {
 		pr_warn("replay: %s\n", msg);

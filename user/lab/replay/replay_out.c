@@ -164,8 +164,9 @@ void replay_print_table(FILE *out, const char *file, const struct trace *t,
 		"         hardware alone (no floor); schedutil: a non-HWP driver (target = frequency)\n");
 	fm_params_format(&o->fm, plat, sizeof(plat));
 	fprintf(out, "floor    platform and power model: %s\n", plat);
-	fprintf(out, "         oracle: each busy segment at max(%.0f MHz (least energy per cycle), work / time to the next segment); ties within %.2f %% of its energy and %.2f us/busy\n\n",
-		r->fl_f_eff_mhz, o->fl_tie_energy_pct, o->fl_tie_delay_us);
+	fprintf(out, "         oracle: each busy segment at max(%.0f MHz (least energy per cycle), work / time to the next segment); ties within %.2f %% of its energy and %.2f us/busy segment%s\n\n",
+		r->fl_f_eff_mhz, o->fl_tie_energy_pct, r->fl_tie_delay_us,
+		o->fl_tie_delay_us >= 0 ? "" : " (the same share of its busy time)");
 	fprintf(out, "%-33s", "");
 	for (int p = 0; p < RP__MAX; p++)
 		if (o->policies & (1u << p))
@@ -264,7 +265,9 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 	}
 	jsonw_float_field_fmt(w, "oracle_f_eff_mhz", "%.1f", r->fl_f_eff_mhz);
 	jsonw_float_field_fmt(w, "tie_energy_pct", "%.4f", o->fl_tie_energy_pct);
-	jsonw_float_field_fmt(w, "tie_delay_us", "%.4f", o->fl_tie_delay_us);
+	jsonw_float_field_fmt(w, "tie_delay_us", "%.4f", r->fl_tie_delay_us);
+	jsonw_string_field(w, "tie_delay_rule", o->fl_tie_delay_us >= 0 ? "absolute" : "relative");
+	jsonw_float_field_fmt(w, "oracle_busy_us", "%.3f", r->fl_oracle_busy_us);
 	json_refs(w, o, replay_policy_is_floor_ref);
 	jsonw_end_object(w);
 	jsonw_name(w, "models");

@@ -58,8 +58,11 @@ struct replay_opts {
 	__u64 short_gap_ns;		/* a gap shorter than this ... */
 	__u64 after_gap_ns;		/* ... is watched this long for floor == 0 */
 	struct fm_params fm;		/* the floor judge's platform and power models */
+	int floor_eff_given;		/* cfg.floor_eff is the user's (else the model's f_eff) */
 	double fl_tie_energy_pct;	/* floor verdicts: ties within this % of the oracle */
-	double fl_tie_delay_us;		/* ... and this many us per busy segment */
+	double fl_tie_delay_us;		/* ... and this many us per busy segment (< 0:
+					 * the same share of the oracle's busy time
+					 * per segment as fl_tie_energy_pct) */
 	/* Optional (govlab plot): after each event bpfgov's core handled,
 	 * the CPU's state at trace time @t_ns. */
 	void (*observe)(void *ctx, __u32 cpu, __u64 t_ns, const struct bpfgov_cpu_state *s);
@@ -112,6 +115,8 @@ struct replay_result {
 	double oracle_energy_pct;		/* the oracle's idle energy, % of one CPU */
 	double oracle_latency_us;		/* its mean wake-up cost per idle period */
 	double fl_f_eff_mhz;			/* the floor oracle's least energy per cycle */
+	double fl_oracle_busy_us;		/* the oracle's busy time per segment */
+	double fl_tie_delay_us;			/* the delay band the verdicts used */
 	struct replay_stats p[RP__MAX];
 };
 
