@@ -129,8 +129,9 @@ struct bpfgov_cpu_state {
 					 * more than halt's payback point, /1024 */
 	__u32 hist_pick;		/* the history's own pick, before the polling veto: the
 					 * reference of the pick hysteresis */
-	__u32 timer_share;		/* decayed share of idles whose next timer came before the
-					 * first halting state paid back, /65536 */
+	__u32 short_share;		/* decayed share of idles that the first halting state did
+					 * not pay back (their next timer came first, or they were
+					 * shorter: the history's polling bin), /65536 */
 	__u32 poll_ok;			/* 1: a halting pick leaves the governor free to poll */
 	/* The history is kept per context, the class of the recent idle periods
 	 * (0: polling paid, 1: a halting state did): bins, long_share and
@@ -205,6 +206,8 @@ struct bpfgov_cpu_state {
 	__u32 dwell_pending;		/* the last window voted to move: 1 deeper, 2 shallower */
 	__u32 vote_weight;		/* the current idle's vote: its length, ~us (ns >> 10) */
 	__u32 veto_left;		/* windows that may still not go back to polling (veto_hold) */
+	__u32 win_idles;		/* the window's idles */
+	__u32 win_long;			/* ... of them longer than poll_max_us */
 	/* Polling withdrawn again soon after it was granted (a veto, poll_ok
 	 * off) doubles the windows its return waits for (pol_poll_backoff) */
 	__u32 poll_hold;		/* those windows now (0: veto_hold) */

@@ -121,11 +121,12 @@ static __always_inline __u32 pol_first_halt(const struct bpfgov_cpu_state *s,
 
 #define POL_POLL_MIN_NS	(10ull * POL_NS_PER_US)	/* CPUIDLE_POLL_MIN */
 
-/* timer_share: fixed point (1 << 16: every idle), decayed by 1/256 per
- * idle period, a rate over the last few hundred idles that one idle moves
- * by 1/256: poll_ok stands through a load, rather than flipping (each flip
- * a write) with every near timer or pair of them. poll_ok from 1/32, kept
- * down to 1/64. */
+/* short_share: idles that the first halting state did not pay back, by
+ * a near timer or by their own length. Fixed point (1 << 16: every idle),
+ * decayed by 1/256 per idle period, a rate over the last few hundred
+ * idles that one idle moves by 1/256: poll_ok stands through a load,
+ * rather than flipping (each flip a write) with every short idle or pair
+ * of them. poll_ok from 1/32, kept down to 1/64. */
 #define POL_TSHARE_ONE		65536u
 #define POL_TSHARE_SHIFT	8
 #define POL_TSHARE_ON		(POL_TSHARE_ONE / 32)
@@ -182,6 +183,10 @@ static __always_inline __u64 pol_poll_limit_ns(const struct bpfgov_config *c)
  * two writes and two loader wake-ups).
  */
 #define POL_POLL_HOLD_MAX	64u
+/* A window moves to a polling pick only where fewer than one of its
+ * idles in POL_LONG_MIX was longer than poll_max_us: among more long
+ * ones, polling is left to the governor instead (poll_ok). */
+#define POL_LONG_MIX	16u
 
 static __always_inline __u32 pol_poll_hold(const struct bpfgov_cpu_state *s,
 					   const struct bpfgov_config *c)
@@ -221,19 +226,28 @@ static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
 {
 	s->dwell_start_ns = s->exit_ns ? s->exit_ns : 1;
 	s->votes = 0;
+	s->win_idles = 0;
+	s->win_long = 0;
 	__builtin_memset(s->pick_votes, 0, sizeof(s->pick_votes));
 }
 
 /* 1: the standing pick (and poll_ok) hold; 0: a window is over, and
- * @pick is where the votes moved it (or the standing pick). */
+ * @pick is where the votes moved it (or the standing pick); 2: the same,
+ * but the votes went to a polling pick among long idles (POL_LONG_MIX),
+ * and the halting pick stands in @pick. */
 static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 					  const struct bpfgov_config *c, __u32 *pick)
 {
 	__u32 k, n = pol_nr_states(c), cur = s->idle_pick, to = s->idle_pick, dir = 0;
 	__u64 acc = 0, need;
+	int mixed = 0;
 
 	s->votes += s->vote_weight;
 	s->pick_votes[*pick & BPFGOV_STATE_MASK] += s->vote_weight;
+	s->win_idles++;
+	if (c->poll_max_us &&
+	    ((__u64)s->vote_weight << 10) > (__u64)c->poll_max_us * POL_NS_PER_US)
+		s->win_long++;
 	if (s->dwell_start_ns &&
 	    s->exit_ns - s->dwell_start_ns < (__u64)c->pick_dwell_ms * 1000000ull)
 		return 1;
@@ -257,6 +271,13 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 	/* the first window of a CPU (none before it) moves at once */
 	*pick = !dir || (s->dwell_pending == dir || !s->dwell_start_ns) ? to : cur;
 	s->dwell_pending = dir;
+	/* a polling pick among long idles: the halting pick stands, and the
+	 * caller leaves polling to the governor */
+	if (c->state_is_poll[*pick & BPFGOV_STATE_MASK] && !c->state_is_poll[cur & BPFGOV_STATE_MASK] &&
+	    (__u64)s->win_long * POL_LONG_MIX >= s->win_idles) {
+		*pick = cur;
+		mixed = 1;
+	}
 	/* back to polling after a veto: veto_hold windows in a row */
 	if (dir == 2 && s->veto_left && c->state_is_poll[to & BPFGOV_STATE_MASK]) {
 		s->veto_left--;
@@ -265,7 +286,7 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 		s->veto_left = pol_poll_hold(s, c) - 1;
 	}
 	pol_dwell_reset(s);
-	return 0;
+	return mixed ? 2 : 0;
 }
 
 /* Choose the idle state; @long_poll says a poll just overran poll_max_us,
@@ -276,7 +297,7 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 {
 	__u32 k, n, pick = 0, reason = BPFGOV_R_HISTORY, band, ok = 0;
 	__u64 total = 0, acc = 0;
-	int found = 0, qos_cut = 0;
+	int found = 0, qos_cut = 0, held;
 
 	if (!s || !c)
 		return 0;
@@ -344,29 +365,56 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 		}
 	}
 	/* A halting pick of the history's own (not the veto's) leaves polling
-	 * to the governor while near timers are common (see the top). */
+	 * to the governor while idles that a halt does not pay back are
+	 * common (short_share, see bpfgov_timer.h). */
 	if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
 	    pick == s->hist_pick)
-		ok = s->timer_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
+		ok = s->short_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
 	if (c->pick_dwell_ms) {
-		if (reason == BPFGOV_R_LONG_POLL) {
+		if (reason == BPFGOV_R_LONG_POLL && s->poll_ok &&
+		    !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
+			/* The poll that ran long was the governor's own, under
+			 * a halting pick that left polling to it: its poll
+			 * limit and its own prediction bound that, and the
+			 * history still polls. Both stand. */
+			return 0;
+		} else if (reason == BPFGOV_R_LONG_POLL) {
 			pol_dwell_reset(s);
 			/* polling withdrawn (not a veto that stands): a
-			 * polling pick, or poll_ok under a halting one */
-			if (s->poll_ok && !ok)
+			 * polling pick, or poll_ok under a halting one. A
+			 * polling pick's veto leaves polling to the governor
+			 * (poll_ok): the history still polls, and the
+			 * governor polls only what it predicts short. */
+			if (s->poll_ok && !ok) {
 				s->ok_left = pol_poll_ok_taken(s, c);
-			else if (c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK])
+			} else if (c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
 				pol_poll_backoff(s, c);
+				ok = 1;
+			}
 			s->veto_left = pol_poll_hold(s, c) - 1;
-		} else if (pol_dwell_hold(s, c, &pick)) {
+		} else if ((held = pol_dwell_hold(s, c, &pick)) == 1) {
 			return 0;
-		} else if (ok && !s->poll_ok && s->ok_left) {
-			s->ok_left--;	/* poll_ok back: the hold's windows in a row */
-			ok = 0;
-		} else if (!ok && s->poll_ok && !c->state_is_poll[pick & BPFGOV_STATE_MASK]) {
-			s->ok_left = pol_poll_ok_taken(s, c);
-		} else if (!ok && s->ok_left) {
-			s->ok_left = pol_poll_hold(s, c) - 1;
+		} else {
+			/* A window moves to a polling pick only where its
+			 * idles held (almost) no long one; among long ones the
+			 * halting pick stands and leaves polling to the
+			 * governor, which polls what it predicts short. */
+			if (held == 2)
+				ok = 1;
+			/* The dwell holds a halting pick against a history
+			 * that polls (a window's vote, a return that waits
+			 * its windows): polling is the governor's meanwhile. */
+			if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
+			    c->state_is_poll[s->hist_pick & BPFGOV_STATE_MASK])
+				ok = 1;
+			if (ok && !s->poll_ok && s->ok_left) {
+				s->ok_left--;	/* poll_ok back: the hold's windows in a row */
+				ok = 0;
+			} else if (!ok && s->poll_ok && !c->state_is_poll[pick & BPFGOV_STATE_MASK]) {
+				s->ok_left = pol_poll_ok_taken(s, c);
+			} else if (!ok && s->ok_left) {
+				s->ok_left = pol_poll_hold(s, c) - 1;
+			}
 		}
 	}
 	if (pick == s->idle_pick && ok == s->poll_ok)
@@ -554,9 +602,10 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	s->long_share -= s->long_share >> c->bin_decay_shift;
 	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
 		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
-	s->timer_share -= s->timer_share >> POL_TSHARE_SHIFT;
-	if (st_flags & POL_LEARN_TIMER_NEAR)
-		s->timer_share += POL_TSHARE_ONE >> POL_TSHARE_SHIFT;
+	s->short_share -= s->short_share >> POL_TSHARE_SHIFT;
+	/* a halt would not pay back: a near timer, or an idle too short */
+	if ((st_flags & POL_LEARN_TIMER_NEAR) || !bin)
+		s->short_share += POL_TSHARE_ONE >> POL_TSHARE_SHIFT;
 	/* The context follows the class of the recent idles, not of the last
 	 * one alone: a short and a long idle taking turns (a timer between
 	 * housekeeping wake-ups) would swap the histories, and the pick, on

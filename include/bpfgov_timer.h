@@ -8,9 +8,10 @@
  * until then). A kernel governor under a standing halting pick can do that
  * only if polling stays enabled; it polls then on its own prediction too.
  * So a halting pick that the history made (not the polling veto) leaves
- * polling to the governor (poll_ok) while idles whose next timer comes
- * before the first halting state pays back are a material share of the
- * recent ones (timer_share: one in 32 to allow, one in 64 to keep).
+ * polling to the governor (poll_ok) while idles that the first halting
+ * state does not pay back (the next timer comes first, or the idle is
+ * shorter) are a material share of the recent ones (short_share: one in
+ * 32 to allow, one in 64 to keep).
  *
  * Idle entry and exit. The exit tells what ended the idle period (a
  * waker's stamp, the local timer, the kernel's poll time limit), measures
@@ -81,7 +82,7 @@ static __always_inline __u64 pol_fast_gate(const struct bpfgov_cpu_state *s,
 /*
  * The CPU enters idle state @state (cpu_idle tracepoint or scx update_idle).
  * The caller has stored the CPU's next timer expiry in s->next_timer_ns
- * (0: unknown), which the exit learns from (timer_share, poll_ok). The
+ * (0: unknown), which the exit learns from (short_share, poll_ok). The
  * pick is not capped by that timer here: the pick is a standing
  * constraint that the kernel's governor works inside, and the governor
  * caps its own choice by the next timer at each entry. pol_timer_cap()

@@ -696,7 +696,7 @@ static void test_idle_near_timer_poll_ok(void **state)
 		sim_timed_idle(&m, 1 * MS, 10 * MS);
 	}
 	assert_int_equal(m.s.idle_pick, 1);
-	assert_int_equal(m.s.timer_share, 0);
+	assert_int_equal(m.s.short_share, 0);
 	assert_int_equal(m.s.poll_ok, 0);
 	reason = m.s.pick_reason;
 	/* one in 8 has its timer 60us away (< 100us): poll_ok comes, once */
@@ -713,29 +713,29 @@ static void test_idle_near_timer_poll_ok(void **state)
 	assert_int_equal(m.s.poll_ok, 1);
 	assert_int_equal(flips, 1);
 	assert_int_equal(m.s.pick_reason, reason);	/* poll_ok alone */
-	assert_true(m.s.timer_share >= 65536 / 32);
+	assert_true(m.s.short_share >= 65536 / 32);
 	/* a timer at the payback point itself is not near */
-	r = m.s.timer_share;
+	r = m.s.short_share;
 	sim_busy(&m, 100 * US, 0);
 	sim_timed_idle(&m, 1 * MS, 100 * US);
-	assert_int_equal(m.s.timer_share, r - (r >> 8));
+	assert_int_equal(m.s.short_share, r - (r >> 8));
 	/* far timers only: kept down to 1/64, then taken back, once */
 	for (i = 0; i < 1000; i++) {
 		sim_busy(&m, 100 * US, 0);
 		r = sim_timed_idle(&m, 1 * MS, 10 * MS);
 		if ((int)m.s.poll_ok != ok) {
 			assert_true(r & POL_PICK);
-			assert_true(m.s.timer_share < 65536 / 64);
+			assert_true(m.s.short_share < 65536 / 64);
 			ok = (int)m.s.poll_ok;
 			flips++;
 		}
 		if (ok)
-			assert_true(m.s.timer_share >= 65536 / 64);
+			assert_true(m.s.short_share >= 65536 / 64);
 	}
 	assert_int_equal(m.s.poll_ok, 0);
 	assert_int_equal(flips, 2);
 	/* the veto's halt (the history says poll) shuts polling again */
-	m.s.timer_share = 65536 / 2;
+	m.s.short_share = 65536 / 2;
 	assert_int_equal(pol_idle_learn(&m.s, &m.c, 1 | POL_LEARN_SELECT_ONLY, 0, 0), POL_PICK);
 	assert_int_equal(m.s.poll_ok, 1);
 	m.s.bins[0] = 8 * 1024;

@@ -825,8 +825,10 @@ static int run_timeline(const struct timeline *tl,
 		for (int p = RP_SCHEDUTIL; p < RP__MAX; p++)
 			cr[c].rf[p].idle_from_busy_end = !tl->cpu[c].nr_idle;
 	}
-	for (int k = 0; k < NR_VARIANTS; k++)
+	for (int k = 0; k < NR_VARIANTS; k++) {
 		r->p[variant_policy[k]].idle = want_v[k];
+		r->p[variant_policy[k]].bpf = want_v[k];
+	}
 	r->p[RP_BPFGOV].freq = want_v[0];
 	for (int p = RP_SCHEDUTIL; p < RP__MAX; p++)
 		r->p[p].freq = !!(o->policies & (1u << p));
@@ -919,6 +921,9 @@ static int run_timeline(const struct timeline *tl,
 			floor_judge_cpu(p, &cr[ci], &tl->cpu[ci], o, &r->p[p]);
 			ft_account(&cr[ci].ft[p], &tl->cpu[ci], tl, o, &r->p[p], &nr_counted[p]);
 		}
+		/* bpfgov's standing pick and poll_ok: each change a knob write */
+		for (int k = 0; k < NR_VARIANTS; k++)
+			r->p[variant_policy[k]].pick_changes += cr[ci].v[k].s.nr_pick_changes;
 		if (o->policies & (1u << RP_HWP_PASSIVE)) {
 			struct floor_track *d = &cr[ci].desired;
 
@@ -938,6 +943,9 @@ static int run_timeline(const struct timeline *tl,
 			r->p[p].request_writes_per_s = (double)r->p[p].request_writes / r->duration_s;
 		if (r->duration_s > 0)
 			r->p[p].changes_per_s = (double)r->p[p].floor_changes / r->duration_s;
+		if (r->duration_s > 0 && tl->nr_cpus)
+			r->p[p].pick_changes_per_cpu_s = (double)r->p[p].pick_changes /
+							 r->duration_s / tl->nr_cpus;
 	}
 	ret = 0;
 out:

@@ -29,7 +29,7 @@ static void cell_f(char *b, size_t n, int ok, double v, int prec)
 
 enum row_id {
 	ROW_EDIST, ROW_LDIST, ROW_V_MENU, ROW_V_TEO, ROW_V_LADDER, ROW_V_HALTPOLL, ROW_ENERGY,
-	ROW_DECISIONS, ROW_PERIODS, ROW_DEEP, ROW_SHALLOW, ROW_MISS, ROW_WAKE_MS, ROW_WAKE_US,
+	ROW_DECISIONS, ROW_PICKS, ROW_PERIODS, ROW_DEEP, ROW_SHALLOW, ROW_MISS, ROW_WAKE_MS, ROW_WAKE_US,
 	ROW_POLL_MS, ROW_POLL_PCT, ROW_FLOOR, ROW_LOW_MS, ROW_LOW_GAPS, ROW_CHANGES, ROW_DESIRED,
 	ROW_WRITES, ROW_FL_E, ROW_FL_D, ROW_FL_SLOW, ROW_FL_LOCKS, ROW_FL_V_AUTO, ROW_FL_V_SU,
 	ROW_FL_V_PASSIVE, ROW_FL_V_34, ROW_FL_V_78, ROW__MAX,
@@ -38,7 +38,7 @@ enum row_id {
 static const char *const row_names[ROW__MAX] = {
 	"energy above oracle, % of a CPU", "latency above oracle, us/idle", "verdict vs menu",
 	"verdict vs teo", "verdict vs ladder", "verdict vs haltpoll", "idle energy, % of a CPU",
-	"idle decisions", "idle periods", "too deep", "too shallow", "misses % of periods",
+	"idle decisions", "pick changes /CPU/s", "idle periods", "too deep", "too shallow", "misses % of periods",
 	"wake latency paid ms", "mean wake latency us", "poll time ms", "poll % of idle",
 	"mean floor /1024", "floor=0 <=30ms after gap<1ms, ms", "short gaps -> floor 0",
 	"floor changes /s", "mean HWP desired /1024", "HWP request writes /s",
@@ -73,6 +73,7 @@ static void row_cell(char *b, size_t n, int row, const struct replay_stats *s)
 	case ROW_V_HALTPOLL: cell_verdict(b, n, s, RP_HALTPOLL); break;
 	case ROW_ENERGY: cell_f(b, n, s->idle, s->energy_pct, 2); break;
 	case ROW_DECISIONS: cell_u64(b, n, s->idle, s->decisions); break;
+	case ROW_PICKS: cell_f(b, n, s->idle && s->bpf, s->pick_changes_per_cpu_s, 1); break;
 	case ROW_PERIODS: cell_u64(b, n, s->idle, s->j.periods); break;
 	case ROW_DEEP: cell_u64(b, n, s->idle, s->too_deep); break;
 	case ROW_SHALLOW: cell_u64(b, n, s->idle, s->too_shallow); break;
@@ -292,6 +293,9 @@ void replay_print_json(FILE *out, const char *file, const struct trace *t,
 			jsonw_name(w, "idle");
 			jsonw_start_object(w);
 			jsonw_uint_field(w, "decisions", s->decisions);
+			if (s->bpf)
+				jsonw_float_field_fmt(w, "pick_changes_per_cpu_s", "%.2f",
+						      s->pick_changes_per_cpu_s);
 			jsonw_uint_field(w, "too_deep", s->too_deep);
 			jsonw_uint_field(w, "too_shallow", s->too_shallow);
 			jsonw_uint_field(w, "wakeups", s->wakeups);

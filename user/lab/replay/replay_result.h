@@ -71,6 +71,7 @@ struct replay_opts {
 
 struct replay_stats {
 	int idle, freq;			/* which half of the table applies */
+	int bpf;			/* a bpfgov variant: its pick changes apply */
 	int passive;			/* hwp-passive: desired and writes apply */
 	__u64 decisions;		/* idle state selections */
 	__u64 too_deep, too_shallow;	/* idle periods deeper / shallower than the oracle */
@@ -92,6 +93,8 @@ struct replay_stats {
 	__u64 short_gaps, short_gaps_hit;
 	__u64 floor_changes;
 	double changes_per_s;
+	__u64 pick_changes;		/* bpfgov: changes of the standing pick or poll_ok */
+	double pick_changes_per_cpu_s;	/* ... per CPU per second (the idle knob writes) */
 	/* the floor judge (floor_model.h) */
 	int fl;				/* judged by the floor judge */
 	struct fm_acc fa;
