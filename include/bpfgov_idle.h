@@ -289,24 +289,99 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 	return mixed ? 2 : 0;
 }
 
-/* Choose the idle state; @long_poll says a poll just overran poll_max_us,
- * or ran into the kernel's poll time limit with the idle period past
- * halt's payback point (pol_idle_exit_inline). */
-POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
+/*
+ * The dwell's part of a select (pick_dwell_ms), from the history's @pick,
+ * the near-timer @ok and whether the polling veto fired (@veto). A global
+ * subprogram in BPF, as the entry points are: the verifier checks its
+ * branches once, instead of once per path of the select into them.
+ * Returns POL_DWELL_HOLD (the standing pick and poll_ok hold), or the pick
+ * (BPFGOV_STATE_MASK) and poll_ok (POL_DWELL_OK) that stand after it.
+ */
+#define POL_DWELL_HOLD	0x80000000u
+#define POL_DWELL_OK	0x100u
+
+POL_ENTRY __u32 pol_dwell_select(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
+				 __u32 pick, __u32 ok, __u32 veto)
+{
+	int held;
+
+	if (!s || !c)
+		return POL_DWELL_HOLD;
+	pick &= BPFGOV_STATE_MASK;
+	if (veto && s->poll_ok &&
+	    !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
+		/* The poll that ran long was the governor's own, under
+		 * a halting pick that left polling to it: its poll
+		 * limit and its own prediction bound that, and the
+		 * history still polls. Both stand. */
+		return POL_DWELL_HOLD;
+	} else if (veto) {
+		pol_dwell_reset(s);
+		/* polling withdrawn (not a veto that stands): a
+		 * polling pick, or poll_ok under a halting one. A
+		 * polling pick's veto leaves polling to the governor
+		 * (poll_ok): the history still polls, and the
+		 * governor polls only what it predicts short. */
+		if (s->poll_ok && !ok) {
+			s->ok_left = pol_poll_ok_taken(s, c);
+		} else if (c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
+			pol_poll_backoff(s, c);
+			ok = 1;
+		}
+		s->veto_left = pol_poll_hold(s, c) - 1;
+	} else if ((held = pol_dwell_hold(s, c, &pick)) == 1) {
+		return POL_DWELL_HOLD;
+	} else {
+		/* A window moves to a polling pick only where its
+		 * idles held (almost) no long one; among long ones the
+		 * halting pick stands and leaves polling to the
+		 * governor, which polls what it predicts short. */
+		if (held == 2)
+			ok = 1;
+		/* The dwell holds a halting pick against a history
+		 * that polls (a window's vote, a return that waits
+		 * its windows): polling is the governor's meanwhile. */
+		if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
+		    c->state_is_poll[s->hist_pick & BPFGOV_STATE_MASK])
+			ok = 1;
+		if (ok && !s->poll_ok && s->ok_left) {
+			s->ok_left--;	/* poll_ok back: the hold's windows in a row */
+			ok = 0;
+		} else if (!ok && s->poll_ok && !c->state_is_poll[pick & BPFGOV_STATE_MASK]) {
+			s->ok_left = pol_poll_ok_taken(s, c);
+		} else if (!ok && s->ok_left) {
+			s->ok_left = pol_poll_hold(s, c) - 1;
+		}
+	}
+	return (pick & BPFGOV_STATE_MASK) | (ok ? POL_DWELL_OK : 0);
+}
+
+/* pol_idle_choose()'s answer besides the pick and POL_DWELL_OK: the
+ * reason (bits 16 up), and the polling veto fired. */
+#define POL_CHOOSE_VETO		0x200u
+#define POL_CHOOSE_REASON_SHIFT	16
+
+/* The history's choice, the polling veto and poll_ok for near timers and
+ * short idles (pol_idle_select, before the dwell). POL_DWELL_HOLD: no
+ * decision. A global subprogram in BPF, as pol_dwell_select() is: the
+ * select calls one after the other, not one inside the other, so that
+ * the dwell's frame does not deepen the stack of the call chain (512
+ * bytes in all, which sched_ext's running callback nearly fills). */
+POL_ENTRY __u32 pol_idle_choose(struct bpfgov_cpu_state *s,
 				const struct bpfgov_config *c, int long_poll)
 {
 	__u32 k, n, pick = 0, reason = BPFGOV_R_HISTORY, band, ok = 0;
 	__u64 total = 0, acc = 0;
-	int found = 0, qos_cut = 0, held;
+	int found = 0, qos_cut = 0;
 
 	if (!s || !c)
-		return 0;
+		return POL_DWELL_HOLD;
 	n = pol_nr_states(c);
 
 	/* The CPU enters one state whatever is picked (no cpuidle driver):
 	 * the pick set at init stands, and no decision is made for nothing. */
 	if (c->idle_state_fixed)
-		return 0;
+		return POL_DWELL_HOLD;
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
@@ -370,53 +445,32 @@ POL_ENTRY __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
 	    pick == s->hist_pick)
 		ok = s->short_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON);
+	return (pick & BPFGOV_STATE_MASK) | (ok ? POL_DWELL_OK : 0) |
+	       (reason == BPFGOV_R_LONG_POLL ? POL_CHOOSE_VETO : 0) |
+	       (reason << POL_CHOOSE_REASON_SHIFT);
+}
+
+/* Choose the idle state; @long_poll says a poll just overran poll_max_us,
+ * or ran into the kernel's poll time limit with the idle period past
+ * halt's payback point (pol_idle_exit_inline). */
+static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
+					     const struct bpfgov_config *c, int long_poll)
+{
+	__u32 r = pol_idle_choose(s, c, long_poll), pick, ok, reason;
+
+	if (r & POL_DWELL_HOLD)
+		return 0;
 	if (c->pick_dwell_ms) {
-		if (reason == BPFGOV_R_LONG_POLL && s->poll_ok &&
-		    !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
-			/* The poll that ran long was the governor's own, under
-			 * a halting pick that left polling to it: its poll
-			 * limit and its own prediction bound that, and the
-			 * history still polls. Both stand. */
+		__u32 d = pol_dwell_select(s, c, r & BPFGOV_STATE_MASK, !!(r & POL_DWELL_OK),
+					   !!(r & POL_CHOOSE_VETO));
+
+		if (d & POL_DWELL_HOLD)
 			return 0;
-		} else if (reason == BPFGOV_R_LONG_POLL) {
-			pol_dwell_reset(s);
-			/* polling withdrawn (not a veto that stands): a
-			 * polling pick, or poll_ok under a halting one. A
-			 * polling pick's veto leaves polling to the governor
-			 * (poll_ok): the history still polls, and the
-			 * governor polls only what it predicts short. */
-			if (s->poll_ok && !ok) {
-				s->ok_left = pol_poll_ok_taken(s, c);
-			} else if (c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
-				pol_poll_backoff(s, c);
-				ok = 1;
-			}
-			s->veto_left = pol_poll_hold(s, c) - 1;
-		} else if ((held = pol_dwell_hold(s, c, &pick)) == 1) {
-			return 0;
-		} else {
-			/* A window moves to a polling pick only where its
-			 * idles held (almost) no long one; among long ones the
-			 * halting pick stands and leaves polling to the
-			 * governor, which polls what it predicts short. */
-			if (held == 2)
-				ok = 1;
-			/* The dwell holds a halting pick against a history
-			 * that polls (a window's vote, a return that waits
-			 * its windows): polling is the governor's meanwhile. */
-			if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
-			    c->state_is_poll[s->hist_pick & BPFGOV_STATE_MASK])
-				ok = 1;
-			if (ok && !s->poll_ok && s->ok_left) {
-				s->ok_left--;	/* poll_ok back: the hold's windows in a row */
-				ok = 0;
-			} else if (!ok && s->poll_ok && !c->state_is_poll[pick & BPFGOV_STATE_MASK]) {
-				s->ok_left = pol_poll_ok_taken(s, c);
-			} else if (!ok && s->ok_left) {
-				s->ok_left = pol_poll_hold(s, c) - 1;
-			}
-		}
+		r = (r & ~(BPFGOV_STATE_MASK | POL_DWELL_OK)) | d;
 	}
+	pick = r & BPFGOV_STATE_MASK;
+	ok = !!(r & POL_DWELL_OK);
+	reason = r >> POL_CHOOSE_REASON_SHIFT;
 	if (pick == s->idle_pick && ok == s->poll_ok)
 		return 0;
 	/* polling granted: a polling pick, or poll_ok, where there was none */
