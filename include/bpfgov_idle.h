@@ -121,6 +121,12 @@ static __always_inline __u32 pol_first_halt(const struct bpfgov_cpu_state *s,
 
 #define POL_POLL_MIN_NS	(10ull * POL_NS_PER_US)	/* CPUIDLE_POLL_MIN */
 
+/* An idle (or a poll) of @ns is longer than poll_max_us (0: no such test). */
+static __always_inline int pol_past_poll_max(const struct bpfgov_config *c, __u64 ns)
+{
+	return c->poll_max_us && ns > (__u64)c->poll_max_us * POL_NS_PER_US;
+}
+
 /* short_share: idles that the first halting state did not pay back, by
  * a near timer or by their own length. Fixed point (1 << 16: every idle),
  * decayed by 1/256 per idle period, a rate over the last few hundred
@@ -245,8 +251,7 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 	s->votes += s->vote_weight;
 	s->pick_votes[*pick & BPFGOV_STATE_MASK] += s->vote_weight;
 	s->win_idles++;
-	if (c->poll_max_us &&
-	    ((__u64)s->vote_weight << 10) > (__u64)c->poll_max_us * POL_NS_PER_US)
+	if (pol_past_poll_max(c, (__u64)s->vote_weight << 10))
 		s->win_long++;
 	if (s->dwell_start_ns &&
 	    s->exit_ns - s->dwell_start_ns < (__u64)c->pick_dwell_ms * 1000000ull)
@@ -654,7 +659,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	s->bins[bin & BPFGOV_STATE_MASK] += POL_BIN_ONE;
 	pol_expect_idle(s, idle);
 	s->long_share -= s->long_share >> c->bin_decay_shift;
-	if (c->poll_max_us && hist > (__u64)c->poll_max_us * POL_NS_PER_US)
+	if (pol_past_poll_max(c, hist))
 		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
 	s->short_share -= s->short_share >> POL_TSHARE_SHIFT;
 	/* a halt would not pay back: a near timer, or an idle too short */

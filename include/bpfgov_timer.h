@@ -187,7 +187,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 
 	if (c->state_is_poll[st]) {
 		s->poll_ns += res;
-		if (c->poll_max_us && res > (__u64)c->poll_max_us * POL_NS_PER_US)
+		if (pol_past_poll_max(c, res))
 			long_poll = 1;
 	}
 	if (timer < s->state_enter_ns)

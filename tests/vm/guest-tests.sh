@@ -76,15 +76,17 @@ max_min() {
 	echo $m
 }
 
-# status --json field of one CPU (first match).
-cpu_field() { # cpu field
-	$GOV status --json 2>/dev/null | tr '{' '\n' | grep "^\"cpu\":$1," |
+# status --json field of one CPU (first match), from a snapshot FILE if
+# given, else from a status call.
+cpu_field() { # cpu field [file]
+	{ if [ -n "$3" ]; then cat "$3"; else $GOV status --json 2>/dev/null; fi; } |
+		tr '{' '\n' | grep "^\"cpu\":$1," |
 		sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" | head -n1
 }
-max_field() { # field -> max over CPUs
+max_field() { # field [file] -> max over CPUs
 	m=0
 	for c in $(seq 0 $(($(nproc) - 1))); do
-		v=$(cpu_field $c $1); v=${v%.*}; [ "${v:-0}" -gt $m ] && m=$v
+		v=$(cpu_field $c $1 $2); v=${v%.*}; [ "${v:-0}" -gt $m ] && m=$v
 	done
 	echo $m
 }
@@ -120,17 +122,6 @@ stop_gov() {
 }
 dump_log() { sed 's/^/#   /' $LOG | tail -n ${1:-15}; }
 
-# max_snap FILE FIELD: max over CPUs of a field of one status --json snapshot.
-max_snap() {
-	m=0
-	for c in $(seq 0 $(($(nproc) - 1))); do
-		v=$(tr '{' '\n' < $1 | grep "^\"cpu\":$c," |
-			sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" | head -n1)
-		v=${v%.*}; [ "${v:-0}" -gt $m ] && m=$v
-	done
-	echo $m
-}
-
 # busy_read OP VALUE BOUND: VALUE OP BOUND, read while the load still ran.
 busy_read() { [ "$alive" = 1 ] && [ "${2:-0}" $1 "$3" ]; }
 
@@ -149,7 +140,7 @@ busy_checks() {
 	kill -0 $bpid 2>/dev/null && alive=1 || alive=0
 	kill $bpid 2>/dev/null
 	wait $bpid 2>/dev/null
-	u_busy=$(max_snap /tmp/busy.json util); f_busy=$(max_snap /tmp/busy.json floor)
+	u_busy=$(max_field util /tmp/busy.json); f_busy=$(max_field floor /tmp/busy.json)
 	diag "${1}busy: max util $u_busy, max floor $f_busy, max HWP min $m_busy (orig 8), load still running after the reads: $alive"
 	check "${1}busy workload raises util (>= 600)" busy_read -ge "$u_busy" 600
 	check "${1}busy workload raises the floor (>= 600)" busy_read -ge "$f_busy" 600
