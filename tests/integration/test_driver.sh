@@ -261,8 +261,15 @@ for L in hwp cppc; do
 	nl=$(awk '$4 >= 0 && ($5 > 2000 || $5 < 0)' "$T_TMP/figs" | wc -l)
 	diag "$L: C: rewrites that took min away followed by a floor record for that CPU: $nd; min back later than 2 ms after the record that applied it: $nl (longest $(awk '$4 >= 0 { if ($5 > m) m = $5 } END { print m + 0 }' "$T_TMP/figs") us; from the first record: longest $(awk '$4 >= 0 { if ($6 > m) m = $6 } END { print m + 0 }' "$T_TMP/figs") us, $(awk '$4 >= 0 && $6 > 2000' "$T_TMP/figs" | wc -l) later than 2 ms: held while the CPU slept)"
 	diag "$L: C: held re-asserts $(status_get .actuator.held_reasserts), held floors $(status_get .actuator.deferred_floor_changes), written to a CPU idle again (held_forced) $(status_get .actuator.held_forced), idle_cpu_writes $(status_get .actuator.idle_cpu_writes) (maybe $(status_get .actuator.idle_cpu_writes_maybe)) of $(status_get '[.actuator.cpus[].writes] | add') writes"
-	check "$L: C: min is bpfgov's within 2 ms of the floor record that applies it ($((nd - nl)) of $nd)" \
-		[ "$nd" -gt 0 -a "$nl" = 0 ]
+	# The mechanism, not the clock: min comes back on the record (a
+	# fallback to the loop's once-a-second check would take up to 1 s),
+	# so every return within 20 ms of its record, and most within 2 ms.
+	# The 2 ms figure itself is a timing on a shared machine (a woken
+	# loader's vCPU waits for the host now and then: 3.3 ms seen once in
+	# 32 on a haltpoll guest): the diagnostic above gives it.
+	nx=$(awk '$4 >= 0 && ($5 > 20000 || $5 < 0)' "$T_TMP/figs" | wc -l)
+	check "$L: C: min is bpfgov's within 20 ms of the floor record that applies it ($((nd - nx)) of $nd), within 2 ms in $((nd - nl)) (at least 3 in 4)" \
+		[ "$nd" -gt 0 -a "$nx" = 0 -a $((4 * (nd - nl))) -ge $((3 * nd)) ]
 	"$GOV" stop >/dev/null 2>&1
 	gov_wait
 	check "$L: C: after stop, min is the original and every other field the driver's latest" \
