@@ -376,6 +376,7 @@ struct bpfgov_loader_state {
 	char profile[BPFGOV_NAME_LEN];	/* bpfgov profile in force */
 	char ppd_profile[BPFGOV_NAME_LEN];	/* PPD's active profile ("": unknown) */
 	char idle_driver[64];
+	char idle_governor[BPFGOV_NAME_LEN];	/* cpuidle governor the picks work inside */
 	char backend_reason[512];	/* why that backend */
 	char missing[1024];		/* what a floor backend lacks ("": nothing) */
 	/* counters of the event loop */

@@ -200,7 +200,7 @@ seed_msr_regs() {
 # synth --table` knows it (skl, spr, zen, haltpoll; its driver's name), or
 # by default four states POLL/C1/C2/C3 of a made-up driver.
 seed_sysfs_standin() { # DIR [TABLE]
-	local root=$1 table=${2:-} c d k spec name lat res drv=fake specs=()
+	local root=$1 table=${2:-} c d k spec name lat res drv=fake govs specs=()
 	if [ -n "$table" ]; then
 		"$LAB" synth periodic --duration 0.01 --table "$table" -o "$T_TMP/table.trace" \
 			>/dev/null 2>&1 || { echo "seed_sysfs_standin: no table '$table'" >&2; return 1; }
@@ -216,6 +216,10 @@ seed_sysfs_standin() { # DIR [TABLE]
 	rm -rf "$root"
 	mkdir -p "$root/devices/system/cpu/cpuidle"
 	echo menu >"$root/devices/system/cpu/cpuidle/current_governor"
+	# the governors a kernel built with all four lists; haltpoll's is
+	# there with the haltpoll driver
+	if [ "$drv" = haltpoll ]; then govs="ladder menu teo haltpoll"; else govs="ladder menu teo"; fi
+	echo "$govs" >"$root/devices/system/cpu/cpuidle/available_governors"
 	echo "$drv" >"$root/devices/system/cpu/cpuidle/current_driver"
 	for c in $(seq 0 $(($(nr_possible_cpus) - 1))); do
 		d=$root/devices/system/cpu/cpu$c

@@ -50,6 +50,7 @@ echo balance_performance >"$C/cpufreq/policy0/energy_performance_preference"
 echo 3000000 >"$C/cpufreq/policy0/scaling_max_freq"
 echo powersave >"$C/cpufreq/policy0/scaling_governor"
 echo menu >"$C/cpuidle/current_governor"
+echo acpi_idle >"$C/cpuidle/current_driver"
 echo "|/usr/lib/core" >"$R/proc/sys/kernel/core_pattern"
 echo 1 >"$S/fs/cgroup/cgroup.procs"
 echo "max 100000" >"$S/fs/cgroup/user.slice/cpu.max"
@@ -114,7 +115,8 @@ CASES=(
 	"file|0|a CPU's online file|$C/cpu0/online"
 	"file|0|scaling_max_freq (not written by bpfgov)|$C/cpu0/cpufreq/scaling_max_freq"
 	"file|0|scaling_governor|$C/cpu0/cpufreq/scaling_governor"
-	"file|0|the cpuidle governor|$C/cpuidle/current_governor"
+	"file|1|the cpuidle governor as another CPU's record (it is cpu 0's)|$C/cpuidle/current_governor"
+	"file|0|the cpuidle driver|$C/cpuidle/current_driver"
 	"file|1|another CPU's knob than the record's|$C/cpu0/power/pm_qos_resume_latency_us"
 	"file|0|a double slash|$S//devices/system/cpu/cpu0/power/pm_qos_resume_latency_us"
 	"file|0|a dot component|$S/./devices/system/cpu/cpu0/power/pm_qos_resume_latency_us"
@@ -203,16 +205,19 @@ CTRL=(
 	"$(v2_file 0 "$C/cpu0/cpufreq/energy_performance_preference")"
 	"$(v2_file 1 "$C/cpu1/cpuidle/state3/disable")"
 	"$(v2_msr 1 0x774 7:0 "$M/1/msr")"
+	"$(v2_file 0 "$C/cpuidle/current_governor")"
 )
 journal 2 "${CTRL[@]}"
 restore
 rc=$?
-check "controls: restore exits 0 (rc $rc) and writes all five" \
-	bash -c "[ $rc = 0 ] && grep -q 'restored 5 of 5' '$T_TMP/out'"
+check "controls: restore exits 0 (rc $rc) and writes all six" \
+	bash -c "[ $rc = 0 ] && grep -q 'restored 6 of 6' '$T_TMP/out'"
 is "pm_qos_resume_latency_us written" "$(cat "$C/cpu0/power/pm_qos_resume_latency_us")" PWNED
 is "scaling_min_freq written through the policy link" "$(cat "$C/cpufreq/policy0/scaling_min_freq")" PWNED
 is "energy_performance_preference written" "$(cat "$C/cpufreq/policy0/energy_performance_preference")" PWNED
 is "state3/disable written" "$(cat "$C/cpu1/cpuidle/state3/disable")" PWNED
+is "the cpuidle governor written (--idle-governor's knob, journaled as cpu 0)" \
+	"$(cat "$C/cpuidle/current_governor")" PWNED
 is "HWP_REQUEST min written alone" "$(printf '%#x' "$(msr_file_read "$M/1/msr" $((0x774)))")" \
 	"$(printf '%#x' $(( (HWP_REQ & ~0xff) | 0x55 )))"
 t_done

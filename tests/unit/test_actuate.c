@@ -1253,6 +1253,74 @@ static void test_save_ahead(void **state)
 	assert_string_equal(sys_get(e, "cpu1/power/pm_qos_resume_latency_us"), "7\n");
 }
 
+/* --idle-governor: checked at open (nothing written), journaled first at
+ * save_all, switched, and put back after every per-CPU knob; a governor
+ * someone else chose while bpfgov ran stays. */
+static void test_idle_governor_switch(void **state)
+{
+	struct env *e = *state;
+	struct act_opts o = opts(e, ACT_NONE);
+	struct bpfgov_config c = cfg3();
+	struct hook_log h = { 0 };
+	struct actuator *a;
+	const char *g = "cpuidle/current_governor";
+
+	sys_put(e, g, "haltpoll\n");
+	sys_put(e, "cpuidle/current_driver", "haltpoll\n");
+	sys_put(e, "cpuidle/available_governors", "ladder menu haltpoll \n");
+	sys_put(e, "cpu0/power/pm_qos_resume_latency_us", "0\n");
+	sys_put(e, "cpu0/cpuidle/state0/disable", "0\n");
+	sys_put(e, "cpu0/cpuidle/state1/disable", "0\n");
+	sys_put(e, "cpu0/cpuidle/state2/disable", "0\n");
+
+	/* not listed, a prefix of a listed one: refused, nothing written */
+	o.idle_governor = "teo";
+	assert_int_equal(act_open(&a, &o), -EINVAL);
+	o.idle_governor = "men";
+	assert_int_equal(act_open(&a, &o), -EINVAL);
+	assert_string_equal(sys_get(e, g), "haltpoll\n");
+	/* no cpuidle driver: nothing to switch */
+	sys_put(e, "cpuidle/current_driver", "none\n");
+	o.idle_governor = "menu";
+	assert_int_equal(act_open(&a, &o), -ENOENT);
+	sys_put(e, "cpuidle/current_driver", "haltpoll\n");
+
+	assert_int_equal(act_open(&a, &o), 0);
+	assert_string_equal(act_idle_governor(a), "menu");
+	assert_true(act_idle_uses_disable(a));	/* menu's knobs, before the switch */
+	assert_string_equal(sys_get(e, g), "haltpoll\n");
+	act_set_save_hook(a, hook, &h);
+	assert_int_equal(act_save_all(a, true), 0);
+	assert_int_equal(h.calls, 5);	/* the governor, PM QoS, 3 disable */
+	assert_int_equal(act_apply_idle_governor(a), 1);
+	assert_string_equal(sys_get(e, g), "menu\n");
+	assert_int_equal(act_apply_idle_governor(a), 0);	/* in force */
+	/* a halting pick under menu disables the polling state */
+	assert_int_equal(act_set_idle(a, 0, 1, &c), 0);
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "1\n");
+	assert_int_equal(act_pending(a), 4);	/* the governor, PM QoS, state0, state2 */
+	assert_int_equal(act_restore(a), 0);
+	assert_string_equal(sys_get(e, g), "haltpoll\n");
+	assert_string_equal(sys_get(e, "cpu0/cpuidle/state0/disable"), "0\n");
+	assert_int_equal(act_pending(a), 0);
+	act_close(a);
+
+	/* someone else's choice while bpfgov ran stays */
+	assert_int_equal(act_open(&a, &o), 0);
+	assert_int_equal(act_apply_idle_governor(a), 1);
+	sys_put(e, g, "ladder\n");
+	act_close(a);
+	assert_string_equal(sys_get(e, g), "ladder\n");
+
+	/* already in force: nothing to write, nothing to put back */
+	sys_put(e, g, "menu\n");
+	assert_int_equal(act_open(&a, &o), 0);
+	assert_int_equal(act_apply_idle_governor(a), 0);
+	assert_int_equal(act_pending(a), 0);
+	act_close(a);
+	assert_string_equal(sys_get(e, g), "menu\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1268,6 +1336,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_disable_menu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_disable_skl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_disable_haltpoll, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_governor_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpufreq, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_msr_missing, setup, teardown),

@@ -574,10 +574,12 @@ fi
 if want idle; then
 	# As `make check` runs them on a host with a driver: the live
 	# stuck-poll test (a burst that polls, then a quiet machine after it
-	# and after a timer load) and the idle actuation test (a polling pick
-	# on the real PM QoS, set under load and released after).
+	# and after a timer load), the idle actuation test (a polling pick
+	# on the real PM QoS, set under load and released after) and the
+	# governor switch of --idle-governor (ladder or menu, put back).
 	run_suite "idle: " test_stuck_poll.sh
 	run_suite "idle: " test_idle.sh
+	run_suite "idle: " test_idle_governor.sh
 fi
 # Sums over the CPUs: the kernel's count or time (us) of idle state K,
 # and a per-CPU field of `status --json`.

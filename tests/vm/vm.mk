@@ -138,7 +138,8 @@ bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) $(SCX_NULL) scx-simple s
 
 # Live idle decisions in the guest: `check-vm-idle` runs the integration
 # suites of IDLE_VM_SUITES (guest-tests.sh, group idle) with their live
-# parts required (the stuck-poll test, test_idle.sh's real sysfs part),
+# parts required (the stuck-poll test, test_idle.sh's real sysfs part,
+# test_idle_governor.sh's switch of the real governor),
 # and, on a kernel with sched_ext, the scx group and scxidle (the states
 # entered, as the kernel counts them, booked in sched_ext mode),
 # `bench-vm-idle` `make bench`'s live idle judge (tests/bench/live.sh), in a boot whose
@@ -146,7 +147,7 @@ bench-vm: govloader $(BPF_OBJS) $(WORK_BINS) $(VM_BINS) $(SCX_NULL) scx-simple s
 # tests/vm/mkacpi-cst.sh).  The image carries the project's own scripts
 # under /src and the tools they run.
 IDLE_VM_INITRD := $(VM_DIR)/initrd-idle.cpio
-IDLE_VM_SUITES  := test_stuck_poll.sh test_idle.sh
+IDLE_VM_SUITES  := test_stuck_poll.sh test_idle.sh test_idle_governor.sh
 IDLE_VM_SCRIPTS := tests/lib.sh tests/host.sh $(addprefix tests/integration/,$(IDLE_VM_SUITES)) $(wildcard tests/bench/*.sh)
 IDLE_VM_TOOLS    = $(foreach t,bash jq awk cyclictest rt-app date getconf bpftool,$(firstword $(wildcard $(addsuffix /$(t),/usr/bin /usr/sbin /bin /sbin))))
 IDLE_VM_HOLD    := $(VM_DIR)/hold.bpf.o

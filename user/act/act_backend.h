@@ -62,6 +62,11 @@ struct act_env {
 	bool idle;			/* idle picks applied */
 	bool msr_standin;		/* some <msr_root>/N/msr is a regular file */
 	bool use_disable;		/* governor honours stateK/disable */
+	/* the cpuidle governor the picks work inside (system-wide): the
+	 * machine's, or the one --idle-governor switches to for the run */
+	char governor[KNOB_TEXT];
+	char *gov_want;			/* switch to it at start; NULL: leave */
+	struct knob gov;		/* cpuidle/current_governor, when switched */
 	bool idle_ok;			/* some CPU has its PM QoS file */
 	char *epp;			/* EPP to set, NULL: leave */
 	bool epp_probed;
@@ -99,8 +104,15 @@ extern const struct act_floor_ops act_amd_cppc_ops;	/* act_msr.c */
 extern const struct act_floor_ops act_cpufreq_ops;	/* act_cpufreq.c */
 
 /* --- idle knobs (act_idle.c) --- */
-/* The cpuidle governor, the per-CPU PM QoS files and stateK/disable. */
-void idle_probe(struct act_env *e);
+/* The cpuidle governor, the per-CPU PM QoS files and stateK/disable.
+ * With @e->gov_want, the governor to switch to is checked (nothing
+ * written): -EINVAL or -ENOENT after one pr_warn line. */
+int idle_probe(struct act_env *e);
+/* act_apply_idle_governor() (actuate.h). */
+int idle_gov_apply(struct act_env *e);
+/* Put the governor back unless someone else switched it while bpfgov ran
+ * (theirs stays, one line). */
+int idle_gov_restore(struct act_env *e);
 /* Idle files we would write must be writable: error (nothing changed). */
 int idle_check_writable(struct act_env *e);
 /* act_set_idle_poll() (actuate.h) on @cpu. */

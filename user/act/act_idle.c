@@ -17,9 +17,70 @@
 #include "log.h"
 #include "util.h"
 
-void idle_probe(struct act_env *e)
+/* @name is a word of the kernel's available_governors. */
+static bool gov_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* --idle-governor: the switch is possible here (nothing written). */
+static int gov_check(struct act_env *e, const char *now)
+{
+	const char *want = e->gov_want;
+	char drv[KNOB_TEXT] = "", avail[4 * KNOB_TEXT] = "", *p;
+	int err = 0;
+
+	p = fmt_alloc("%s/devices/system/cpu/cpuidle/current_driver", e->sysfs_root);
+	if (!p || read_norm(p, drv, sizeof(drv)) || !*drv || !strcmp(drv, "none")) {
+		pr_warn("--idle-governor %s: no cpuidle driver here (%s): no governor chooses an idle state\n",
+			want, p ? p : "current_driver");
+		free(p);
+		return -ENOENT;
+	}
+	free(p);
+	p = fmt_alloc("%s/devices/system/cpu/cpuidle/available_governors", e->sysfs_root);
+	if (!p || read_text(p, O_NOFOLLOW, avail, sizeof(avail), NULL)) {
+		pr_warn("--idle-governor %s: cannot read %s: this kernel lists no cpuidle governors\n",
+			want, p ? p : "available_governors");
+		free(p);
+		return -ENOENT;
+	}
+	free(p);
+	for (char *q = avail; *q; q++)
+		if (*q == '\n' || *q == '\t')
+			*q = ' ';
+	for (size_t n = strlen(avail); n && avail[n - 1] == ' '; n--)
+		avail[n - 1] = '\0';
+	if (!gov_listed(avail, want)) {
+		pr_warn("--idle-governor '%.32s': not one of this kernel's cpuidle governors (%s)\n",
+			want, avail);
+		return -EINVAL;
+	}
+	if (!strcmp(now, want))
+		return 0;	/* in force: nothing to switch */
+	e->gov.path = fmt_alloc("%s/devices/system/cpu/cpuidle/current_governor", e->sysfs_root);
+	if (!e->gov.path)
+		return -ENOMEM;
+	if (!path_exists(e->gov.path)) {
+		pr_warn("--idle-governor %s: no %s: this kernel cannot switch cpuidle governors\n",
+			want, e->gov.path);
+		return -ENOENT;
+	}
+	if (!e->ke.dry_run && (err = check_writable(e->gov.path)))
+		pr_warn("cannot write %s: %s\n", e->gov.path,
+			err == -EACCES ? "read-only" : strerror(-err));
+	return err;
+}
+
+int idle_probe(struct act_env *e)
 {
 	char gov[KNOB_TEXT] = "", *p;
+	int err;
 
 	p = fmt_alloc("%s/devices/system/cpu/cpuidle/current_governor", e->sysfs_root);
 	if (!p || read_norm(p, gov, sizeof(gov))) {
@@ -30,6 +91,13 @@ void idle_probe(struct act_env *e)
 			gov[0] = '\0';
 	}
 	free(p);
+	if (e->gov_want) {
+		err = gov_check(e, gov);
+		if (err)
+			return err;
+		snprintf(gov, sizeof(gov), "%s", e->gov_want);
+	}
+	snprintf(e->governor, sizeof(e->governor), "%s", gov);
 	e->use_disable = !strcmp(gov, "menu") || !strcmp(gov, "teo");
 
 	for (int i = 0; i < e->nr_cpus; i++) {
@@ -63,6 +131,41 @@ void idle_probe(struct act_env *e)
 			c->nr_disable = k + 1;
 		}
 	}
+	return 0;
+}
+
+int idle_gov_restore(struct act_env *e)
+{
+	char now[KNOB_TEXT];
+
+	if (!e->gov.saved || !e->gov.written)
+		return knob_restore(&e->gov);	/* nothing of ours: clears it */
+	/* Someone else chose a governor while bpfgov ran: theirs stays. */
+	if (!read_norm(e->gov.path, now, sizeof(now)) && strcmp(now, e->governor)) {
+		pr_info("cpuidle governor %s was chosen while bpfgov ran: left as it is\n", now);
+		e->gov.written = false;
+		return knob_restore(&e->gov);
+	}
+	return knob_restore(&e->gov);
+}
+
+int idle_gov_apply(struct act_env *e)
+{
+	char was[KNOB_TEXT] = "";
+	bool wrote;
+	int err;
+
+	if (!e->gov.path)
+		return 0;
+	if (read_norm(e->gov.path, was, sizeof(was)))
+		was[0] = '\0';
+	err = knob_file_set(&e->ke, &e->gov, e->governor, &wrote);
+	if (err)
+		return err;
+	if (wrote && !e->ke.dry_run)
+		pr_info("cpuidle governor %s for this run (was %s; put back at stop)\n",
+			e->governor, *was ? was : "unknown");
+	return wrote;
 }
 
 int idle_check_writable(struct act_env *e)

@@ -79,6 +79,10 @@ int act_save_all(struct actuator *a, bool idle)
 
 	if (!a || a->o.dry_run)
 		return 0;
+	/* the governor first: a crash restore, last record first, puts it
+	 * back after every per-CPU knob, as act_restore() does */
+	if (a->o.idle && a->e.gov.path)
+		err = knob_save_ahead(&a->e.ke, &a->e.gov);
 	for (int i = 0; i < a->e.nr_cpus && !err; i++) {
 		struct act_cpu *c = &a->e.cpus[i];
 
@@ -473,6 +477,7 @@ int act_open(struct actuator **out, const struct act_opts *o)
 	a->e.msr_root = a->msr_root;
 	a->e.sysfs_root = a->sysfs_root;
 	a->e.idle = o->idle;
+	knob_init(&a->e.gov, 0);
 	last_error[0] = '\0';
 	n = o->nr_cpus > 0 ? o->nr_cpus : sysconf(_SC_NPROCESSORS_CONF);
 	if (n <= 0)
@@ -482,7 +487,8 @@ int act_open(struct actuator **out, const struct act_opts *o)
 	a->e.nr_cpus = n;
 	a->e.cpus = calloc(n, sizeof(*a->e.cpus));
 	if (!a->msr_root || !a->sysfs_root || !a->proc_root || !a->e.cpus ||
-	    (o->epp && !(a->e.epp = strdup(o->epp)))) {
+	    (o->epp && !(a->e.epp = strdup(o->epp))) ||
+	    (o->idle_governor && !(a->e.gov_want = strdup(o->idle_governor)))) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -512,7 +518,9 @@ int act_open(struct actuator **out, const struct act_opts *o)
 	if (err)
 		goto fail;
 	if (o->idle) {
-		idle_probe(&a->e);
+		err = idle_probe(&a->e);
+		if (err)
+			goto fail;
 		if (!o->dry_run) {
 			err = idle_check_writable(&a->e);
 			if (err)
@@ -656,6 +664,21 @@ int act_apply_epp(struct actuator *a)
 	return a ? epp_apply(&a->e) : 0;
 }
 
+int act_apply_idle_governor(struct actuator *a)
+{
+	return a && a->o.idle ? idle_gov_apply(&a->e) : 0;
+}
+
+const char *act_idle_governor(const struct actuator *a)
+{
+	return a ? a->e.governor : "";
+}
+
+bool act_idle_uses_disable(const struct actuator *a)
+{
+	return a && a->e.use_disable;
+}
+
 int act_set_epp(struct actuator *a, const char *epp)
 {
 	return a ? epp_set(&a->e, epp) : -EINVAL;
@@ -750,6 +773,11 @@ int act_restore(struct actuator *a)
 		c->floor_set = false;
 		c->pick_set = false;
 	}
+	/* the governor last: its switch back finds the per-CPU knobs as
+	 * they were when it was switched */
+	r = idle_gov_restore(&a->e);
+	if (r && !first)
+		first = r;
 	return first;
 }
 
@@ -814,6 +842,8 @@ void act_close(struct actuator *a)
 				knob_free(&a->e.cpus[i].disable[k]);
 		}
 	}
+	knob_free(&a->e.gov);
+	free(a->e.gov_want);
 	free(a->e.cpus);
 	free(a->missing);
 	free(a->msr_root);
@@ -829,6 +859,7 @@ int act_pending(const struct actuator *a)
 
 	if (!a || !a->e.cpus)
 		return 0;
+	n = a->e.gov.saved && a->e.gov.written;
 	for (int i = 0; i < a->e.nr_cpus; i++) {
 		const struct act_cpu *c = &a->e.cpus[i];
 

@@ -36,6 +36,7 @@ struct act_opts {
 	bool dry_run;		/* write nothing, log what would be written */
 	bool floor;		/* apply floors (default true) */
 	bool idle;		/* apply idle picks (default true) */
+	const char *idle_governor; /* cpuidle governor for the run, NULL: leave */
 	int nr_cpus;		/* CPUs 0..nr_cpus-1 (possible CPUs) */
 };
 
@@ -90,6 +91,15 @@ const char *act_epp_for_profile(const char *profile);
  * `performance` (EPP locked) or the value is not offered, nothing is
  * written and one line says so. Returns the number of CPUs set or -errno. */
 int act_apply_epp(struct actuator *a);
+/* Switch cpuidle's current_governor to act_opts.idle_governor (journaled
+ * first; put back last at restore, after every per-CPU knob). Nothing
+ * when it is already in force or none was asked. 1 if switched, 0, or
+ * -errno after one pr_warn line. */
+int act_apply_idle_governor(struct actuator *a);
+/* The cpuidle governor the picks work inside ("" if none is known), and
+ * whether bpfgov writes stateK/disable under it (menu, teo). */
+const char *act_idle_governor(const struct actuator *a);
+bool act_idle_uses_disable(const struct actuator *a);
 /* The profile changed at run time: set EPP @epp (NULL: put the original
  * back), as act_apply_epp(). Returns what act_apply_epp() returns. */
 int act_set_epp(struct actuator *a, const char *epp);

@@ -651,6 +651,9 @@ static bool sysfs_knob(const char *rel, int cpu)
 	size_t pl, i;
 	unsigned long k = 0;
 
+	/* the one system-wide knob (--idle-governor), journaled as cpu 0 */
+	if (!strcmp(rel, "devices/system/cpu/cpuidle/current_governor"))
+		return cpu == 0;
 	pl = snprintf(pre, sizeof(pre), "devices/system/cpu/cpu%d/", cpu);
 	if (strncmp(rel, pre, pl))
 		return false;

@@ -106,7 +106,8 @@ int journal_msr_shift(__u32 msr);
  * (HWP_REQUEST/CPPC_REQ and that register's min field on <msr_root>/<cpu>/msr;
  * scaling_min_freq, energy_performance_preference, pm_qos_resume_latency_us
  * or cpuidle/stateK/disable of devices/system/cpu/cpu<cpu> under
- * @sysfs_root), with @rel pointing at its path below the root and @root
+ * @sysfs_root; for cpu 0 also devices/system/cpu/cpuidle/current_governor,
+ * the one system-wide knob, switched by --idle-governor), with @rel pointing at its path below the root and @root
  * set to that root; else -EPERM and the reason in @why. */
 int journal_entry_check(const struct journal_entry *e, const char *msr_root,
 			const char *sysfs_root, const char **root, const char **rel,

@@ -290,6 +290,9 @@ static void status_text(const struct snapshot *s, pid_t owner)
 		printf(" %d:%u/%u%s", k, s->cfg.state_exit_latency_us[k], s->cfg.state_residency_us[k],
 		       s->cfg.state_is_poll[k] ? " poll" : "");
 	putchar('\n');
+	printf("cpuidle: driver %s, picks applied inside the %s governor\n",
+	       ld->idle_driver[0] ? ld->idle_driver : "unknown",
+	       ld->idle_governor[0] ? ld->idle_governor : "unknown");
 	printf("next timer: %s%s\n", timer_src_name(snapshot_timer_src(s)),
 	       snapshot_timer_src(s) ? "" : " (idle choice from history alone)");
 	if (s->ctl.mode == BPFGOV_MODE_TRACE) {

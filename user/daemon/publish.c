@@ -72,6 +72,7 @@ static void pub_fill(struct gov *g, struct bpfgov_loader_state *st)
 	st->floor_applied = !g->o->no_floor;
 	st->idle_applied = !g->o->no_idle;
 	STATE_SET_STR(st->idle_driver, g->idle_driver);
+	STATE_SET_STR(st->idle_governor, act_idle_governor(g->act));
 	cfg_state_put(st, &g->gc);
 	pub_platform(g, st);
 }

@@ -104,6 +104,22 @@ static void say_backend(const struct gov *g)
 			act_taints(g->act) ? "" : " (stand-in MSR files here: nothing is tainted)");
 }
 
+/* One line: the cpuidle governor the idle picks work inside, and what a
+ * pick can do there. */
+static void say_idle(const struct gov *g)
+{
+	const char *gov = act_idle_governor(g->act);
+
+	if (g->o->no_idle || !g->cfg.nr_states || g->cfg.idle_state_fixed || !*gov)
+		return;	/* said at the table (sysinfo) or by --no-idle */
+	if (act_idle_uses_disable(g->act))
+		pr_info("idle picks: per-CPU PM QoS limits and stateK/disable, inside the kernel's %s governor, which picks each idle within them\n",
+			gov);
+	else
+		pr_info("idle picks: per-CPU PM QoS limits inside the kernel's %s governor, which picks each idle within them; stateK/disable is left alone, so a halting pick cannot stop %s from polling (--idle-governor switches it for the run)\n",
+			gov, gov);
+}
+
 static int start_main(struct start_opts *o)
 {
 	struct act_opts ao = {};
@@ -191,6 +207,7 @@ static int start_main(struct start_opts *o)
 	ao.dry_run = o->dry_run;
 	ao.floor = !o->no_floor;
 	ao.idle = !o->no_idle;
+	ao.idle_governor = o->idle_governor;
 	ao.nr_cpus = g.nr_cpus;
 	err = act_open(&g.act, &ao);
 	if (err)
@@ -215,6 +232,8 @@ static int start_main(struct start_opts *o)
 		if (err)
 			goto cleanup;	/* act_save_all said which knob */
 	}
+	if (act_apply_idle_governor(g.act) < 0)
+		goto cleanup;
 	if (ao.epp && act_apply_epp(g.act) < 0)
 		goto cleanup;
 	watch_init(&g);
@@ -238,6 +257,7 @@ static int start_main(struct start_opts *o)
 		if (!g.scx_restarts) {
 			pub_open(&g);
 			say_backend(&g);	/* once, when everything is up */
+			say_idle(&g);
 		}
 		err = loop_run(&g, t0, deadline);
 		bpfs_unload(&g);

@@ -21,7 +21,7 @@
 enum {
 	OPT_MODE = 256, OPT_DRY, OPT_DUR, OPT_PIN, OPT_MSR, OPT_SYSFS, OPT_PROC, OPT_BACKEND,
 	OPT_NOFLOOR, OPT_NOIDLE, OPT_NORT, OPT_SET, OPT_BTF, OPT_REPORT, OPT_PARTIAL,
-	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE, OPT_METRICS, OPT_PPD,
+	OPT_RESTART, OPT_TEST_ERR, OPT_CONFIG, OPT_PROFILE, OPT_METRICS, OPT_PPD, OPT_IDLEGOV,
 };
 
 void start_usage(FILE *f)
@@ -41,6 +41,9 @@ void start_usage(FILE *f)
 "  --proc-root DIR         procfs: cpuinfo, for the platform facts (%s)\n"
 "  --backend B             auto|intel-hwp|amd-cppc|cpufreq|none (auto)\n"
 "  --no-floor, --no-idle   do not apply floors / idle picks\n"
+"  --idle-governor NAME    cpuidle governor the idle picks work inside, for\n"
+"                          this run (e.g. menu); put back at stop (default:\n"
+"                          the machine's, unchanged)\n"
 "  --no-rt                 keep the event loop at normal priority (default:\n"
 "                          SCHED_FIFO 1, so a busy CPU does not delay actuation)\n"
 "  --config FILE           key = value tunables (%s when it exists)\n"
@@ -72,6 +75,7 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "no-floor", no_argument, NULL, OPT_NOFLOOR },
 		{ "no-idle", no_argument, NULL, OPT_NOIDLE },
+		{ "idle-governor", required_argument, NULL, OPT_IDLEGOV },
 		{ "no-rt", no_argument, NULL, OPT_NORT },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "config", required_argument, NULL, OPT_CONFIG },
@@ -144,6 +148,17 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 			break;
 		case OPT_NOFLOOR: o->no_floor = true; break;
 		case OPT_NOIDLE: o->no_idle = true; break;
+		case OPT_IDLEGOV: {
+			size_t n = strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+
+			if (!*optarg || optarg[n] || n > 15) {
+				pr_warn("start: --idle-governor '%.32s': expected a cpuidle governor's name (e.g. menu)\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->idle_governor = optarg;
+			break;
+		}
 		case OPT_NORT: o->no_rt = true; break;
 		case OPT_SET:
 			if (o->nr_sets == CONFIG_MAX_ITEMS) {
@@ -201,6 +216,10 @@ int start_parse_args(int argc, char **argv, struct start_opts *o)
 	err = cli_no_args("start", argc, argv);
 	if (err)
 		return err;
+	if (o->idle_governor && o->no_idle) {
+		pr_warn("start: --idle-governor and --no-idle: with no idle picks there is nothing to work inside a governor\n");
+		return -EINVAL;
+	}
 	/* A report we could not write is found now, before anything changes. */
 	if (o->report_path) {
 		err = check_creatable(o->report_path);

@@ -51,6 +51,7 @@ struct start_opts {
 	const char *profile;		/* NULL: the file's, else DEFAULT_PROFILE */
 	enum act_backend backend;
 	bool no_floor, no_idle;
+	const char *idle_governor;	/* --idle-governor: for the run (NULL: leave) */
 	bool no_rt;			/* keep the event loop at normal priority */
 	bool scx_partial, restart;
 	double test_scx_error_after;	/* test only: raise a BPF-side error */

@@ -88,6 +88,7 @@ int state_read(const char *pin_root, struct bpfgov_loader_state *st)
 	TERM(profile);
 	TERM(ppd_profile);
 	TERM(idle_driver);
+	TERM(idle_governor);
 	TERM(backend_reason);
 	TERM(missing);
 	TERM(config_file);
@@ -219,6 +220,7 @@ void state_json(json_writer_t *w, const struct bpfgov_loader_state *st)
 	jsonw_bool_field(w, "floor_applied", st->floor_applied);
 	jsonw_bool_field(w, "idle_applied", st->idle_applied);
 	jsonw_string_field(w, "idle_driver", st->idle_driver);
+	str_or_null(w, "idle_governor", st->idle_governor);
 	str_or_null(w, "missing", st->missing);
 	jsonw_uint_field(w, "decisions", st->decisions);
 	jsonw_uint_field(w, "floor_decisions", st->floor_decisions);
