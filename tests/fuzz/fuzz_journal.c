@@ -15,7 +15,8 @@
  * - a record accepted by journal_entry_check() names, by an independent
  *   test, one of the knobs bpfgov writes for its own CPU beneath the
  *   roots (HWP_REQUEST bits 7:0 or CPPC_REQ bits 15:8 on <M>/<cpu>/msr;
- *   the four per-CPU sysfs knobs under <S>);
+ *   the four per-CPU sysfs knobs under <S>; for cpu 0 also the one
+ *   system-wide knob, cpuidle's current_governor);
  * - every file journal_open_entry() opens (read-only: nothing is written)
  *   is one of the allowed stand-in knobs, by inode: never a file outside
  *   the roots, a planted symlink's target, or another file in the tree.
@@ -77,9 +78,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	mk("sys/devices/system/cpu/cpu0/cpuidle/state1/disable", true);
 	mk("sys/devices/system/cpu/cpufreq/policy0/scaling_min_freq", true);
 	mk("sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference", true);
+	mk("sys/devices/system/cpu/cpuidle/current_governor", true);
 	/* not knobs: beside them, outside the roots, behind planted links */
 	mk("sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq", false);
 	mk("sys/devices/system/cpu/cpu0/online", false);
+	mk("sys/devices/system/cpu/cpuidle/current_driver", false);
 	mk("sys/fs/cgroup/cgroup.procs", false);
 	mk("proc/sys/kernel/core_pattern", false);
 	mk("outside/power/pm_qos_resume_latency_us", false);
@@ -115,6 +118,8 @@ static bool knob_ok(const struct journal_entry *e)
 	if (strncmp(e->path, sys_root, sl) || e->path[sl] != '/')
 		return false;
 	rel = e->path + sl + 1;
+	if (!strcmp(rel, "devices/system/cpu/cpuidle/current_governor"))
+		return e->cpu == 0;
 	snprintf(want, sizeof(want), "devices/system/cpu/cpu%d/", e->cpu);
 	if (strncmp(rel, want, strlen(want)))
 		return false;
