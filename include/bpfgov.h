@@ -398,6 +398,8 @@ struct bpfgov_loader_state {
 	__u64 held_reasserts;		/* re-asserts held for a sleeping CPU, made as it ran */
 	__u64 held_forced;		/* held re-asserts made on a CPU whose busy runs
 					 * end before the loader can read back */
+	__u64 held_floor_waits;		/* held floors of such a CPU, left to a check that
+					 * finds it running instead of a record per run */
 	__u64 reapplies;		/* after CPU online or resume */
 	__u64 profile_switches;		/* power-profiles-daemon switches applied */
 	__u64 on_deciding_cpu;		/* applied decisions: the loader ran on the deciding CPU */

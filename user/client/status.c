@@ -258,6 +258,8 @@ static void status_actuator(const struct bpfgov_loader_state *ld)
 	       (unsigned long long)ld->held_reasserts);
 	printf("held re-asserts made on a CPU idle again, its runs shorter than the loader's "
 	       "wake-up: %llu\n", (unsigned long long)ld->held_forced);
+	printf("held floors of such a CPU, left to a check that finds it running: %llu\n",
+	       (unsigned long long)ld->held_floor_waits);
 	printf("re-applies after online/resume: %llu\n", (unsigned long long)ld->reapplies);
 	printf("floor register rewritten by its driver under bpfgov: %llu "
 	       "(during a write of ours, its fields kept and our min written again: %llu)\n",

@@ -53,6 +53,27 @@ static int write_hit_idle(const struct gov *g, __u32 cpu, __u64 t0, __u64 t1)
 }
 
 /*
+ * A CPU idle (@s) again at its own record (its busy run began at @rec_ns):
+ * the run ended before the loader, woken by the record, could act on it
+ * (measured on the test host: runs of 20-120 us against a wake-up of
+ * 30-130 us). true the second time within HOLD_RAN_NS (@last: the
+ * previous such record, updated): the CPU's runs are all that short, and
+ * asking its next run for a record again would only repeat this.
+ */
+#define HOLD_RAN_NS	10000000ull
+
+static bool runs_too_short(__u64 *last, const struct bpfgov_cpu_state *s, __u64 rec_ns)
+{
+	__u64 prev = *last;
+
+	/* the loop's check, or a record not of its own run */
+	if (!rec_ns || s->idle_since_ns < rec_ns)
+		return false;
+	*last = rec_ns;
+	return prev && rec_ns - prev <= HOLD_RAN_NS;
+}
+
+/*
  * No wake-ups by actuation: an MSR write and a cpufreq limit change run on
  * the target CPU (an IPI). A floor for a CPU that sleeps is never sent
  * to it: it waits until the CPU runs again, when the busy run's floor
@@ -60,7 +81,7 @@ static int write_hit_idle(const struct gov *g, __u32 cpu, __u64 t0, __u64 t1)
  * an idle CPU (it fell asleep between the test and the write) are counted
  * (write_hit_idle). 1 when the floor is held, 0 when applied.
  */
-int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
+int apply_floor(struct gov *g, __u32 cpu, __u32 floor, __u64 rec_ns)
 {
 	struct bpfgov_cpu_state s;
 	/* running here, the loader keeps its own CPU busy: no map lookup */
@@ -73,11 +94,22 @@ int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 		if (!g->pend[cpu])
 			g->deferred++;
 		g->pend[cpu] = true;
+		/* A CPU whose runs all end before the loader comes is not
+		 * asked again: each run would wake the loader for nothing
+		 * (in the counted sched_ext guest, a pinned ping-pong's CPU
+		 * drew a floor record every 46 us, 2,300 to 4,200 a second).
+		 * Its floor waits for a check that finds it running: the
+		 * loop's, at least once a second, or one of its records. */
+		if (runs_too_short(&g->floor_ran_ns[cpu], &s, rec_ns)) {
+			g->held_waits++;
+			return 1;
+		}
 		if (floor_hold(g, cpu))
 			return 1;
 	}
 	g->held_applied += g->pend[cpu];
 	g->pend[cpu] = false;
+	g->floor_ran_ns[cpu] = 0;
 	t0 = mono_ns();
 	err = act_set_floor(g->act, cpu, floor);
 	if (!self && act_writes(g->act, cpu) != w0) {
@@ -92,31 +124,20 @@ int apply_floor(struct gov *g, __u32 cpu, __u32 floor)
 }
 
 /*
- * A CPU with a held re-assert, idle (@s) again at its own record (its
- * busy run began at @rec_ns): the run ended before the loader, woken by
- * the record, could read the register back (measured on the test host:
- * runs of 20-120 us against a wake-up of 30-130 us). A CPU whose runs are
- * all that short would keep the driver's min for good. So the second such
- * record within HOLD_RAN_NS re-asserts all the same: one IPI to a CPU
- * that wakes that often anyway, at most one a second (the re-assert's
- * period), counted in held_forced. A held floor waits for a run the
- * loader can catch: measured on a machine left quiet, daemons' bursts of
- * short runs drew a raise of a quarter of the range about once a second
- * per CPU, whose forced write then left a high min standing until a run
- * was caught for its fall. true: re-assert now.
+ * A held re-assert of a CPU whose runs are too short to be caught
+ * (runs_too_short) is made all the same: a CPU whose runs are all that
+ * short would keep the driver's min for good. One IPI to a CPU that wakes
+ * that often anyway, at most one a second (the re-assert's period),
+ * counted in held_forced. A held floor is not forced (apply_floor):
+ * measured on a machine left quiet, daemons' bursts of short runs drew a
+ * raise of a quarter of the range about once a second per CPU, whose
+ * forced write then left a high min standing until a run was caught for
+ * its fall. true: re-assert now.
  */
-#define HOLD_RAN_NS	10000000ull
-
 static bool hold_runs_out(struct gov *g, __u32 cpu, const struct bpfgov_cpu_state *s,
 			  __u64 rec_ns)
 {
-	__u64 prev = g->hold_ran_ns[cpu];
-
-	/* the loop's check, or a record not of its own run */
-	if (!rec_ns || s->idle_since_ns < rec_ns)
-		return false;
-	g->hold_ran_ns[cpu] = rec_ns;
-	if (!prev || rec_ns - prev > HOLD_RAN_NS)
+	if (!runs_too_short(&g->hold_ran_ns[cpu], s, rec_ns))
 		return false;
 	g->held_forced++;
 	return true;
@@ -151,7 +172,7 @@ void apply_flush(struct gov *g)
 			continue;
 		if (bpfs_cpu_idle(g, cpu, &s))
 			continue;
-		if (g->pend[cpu] && apply_floor(g, cpu, g->pend_floor[cpu]) < 0)
+		if (g->pend[cpu] && apply_floor(g, cpu, g->pend_floor[cpu], 0) < 0)
 			g->act_errors++;
 		if (g->re_pend[cpu])
 			reassert_held(g, cpu, 0);
@@ -162,7 +183,7 @@ void apply_flush(struct gov *g)
 static int floor_record(struct gov *g, const struct bpfgov_event *e)
 {
 	bool held = g->pend[e->cpu];
-	int err = apply_floor(g, e->cpu, e->floor);
+	int err = apply_floor(g, e->cpu, e->floor, e->ts_ns);
 
 	if (held && !err && !g->pend[e->cpu]) {
 		/* from the record (the CPU's wake-up, or a newer decision)
@@ -240,7 +261,7 @@ void apply_all(struct gov *g)
 	for (__u32 cpu = 0; cpu < (__u32)g->nr_cpus; cpu++) {
 		if (bpfs_read_cpu(g, cpu, &s))
 			continue;
-		if (!g->o->no_floor && apply_floor(g, cpu, s.floor) < 0)
+		if (!g->o->no_floor && apply_floor(g, cpu, s.floor, 0) < 0)
 			g->act_errors++;
 		if (!g->o->no_idle && s.idle_pick != BPFGOV_NO_STATE &&
 		    act_set_idle_poll(g->act, cpu, s.idle_pick, s.poll_ok == 1, &g->cfg))

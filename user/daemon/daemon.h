@@ -84,6 +84,7 @@ struct gov {
 	bool *re_pend;			/* a re-assert waits until the CPU runs */
 	__u64 *hold_ran_ns;		/* a held re-assert's last record that found its CPU
 					 * idle again */
+	__u64 *floor_ran_ns;		/* ... a held floor's */
 	__u64 idle_cpu_writes;		/* floor writes that reached an idle CPU (it slept
 					 * through the write: write_hit_idle) */
 	__u64 idle_cpu_writes_maybe;	/* ... that may have: it fell asleep or woke
@@ -95,6 +96,8 @@ struct gov {
 	__u64 held_reasserts;		/* re-asserts held for an idle CPU, made as it ran */
 	__u64 held_forced;		/* held re-asserts made on a CPU whose runs end
 					 * before the loader can read back (hold_runs_out) */
+	__u64 held_waits;		/* held floors of such a CPU, no longer asked for
+					 * a record at every run (runs_too_short) */
 	/* resume and hotplug (watch_platform) */
 	char online[256];		/* devices/system/cpu/online, last seen */
 	int online_fd;			/* ... kept open: one pread per check */
@@ -195,8 +198,9 @@ void lat_add(struct gov *g, __u64 ts, __u32 cpu);
 /* --- apply.c --- */
 /* A decision record from the events ring (ring_buffer_sample_fn). */
 int apply_event(void *ctx, void *data, size_t size);
-/* A floor, now or held until the CPU runs: 1 held, 0 applied, -errno. */
-int apply_floor(struct gov *g, __u32 cpu, __u32 floor);
+/* A floor, now or held until the CPU runs: 1 held, 0 applied, -errno.
+ * @rec_ns: the time of the CPU's own record that brought it (0: none). */
+int apply_floor(struct gov *g, __u32 cpu, __u32 floor, __u64 rec_ns);
 /* Held floors of CPUs that run again. */
 void apply_flush(struct gov *g);
 /* Re-assert what others rewrote, except on idle CPUs. */

@@ -194,7 +194,9 @@ static int start_main(struct start_opts *o)
 	g.pend_floor = calloc(g.nr_cpus, sizeof(*g.pend_floor));
 	g.re_pend = calloc(g.nr_cpus, sizeof(*g.re_pend));
 	g.hold_ran_ns = calloc(g.nr_cpus, sizeof(*g.hold_ran_ns));
-	if (!g.last_seq || !g.pend || !g.pend_floor || !g.re_pend || !g.hold_ran_ns) {
+	g.floor_ran_ns = calloc(g.nr_cpus, sizeof(*g.floor_ran_ns));
+	if (!g.last_seq || !g.pend || !g.pend_floor || !g.re_pend || !g.hold_ran_ns ||
+	    !g.floor_ran_ns) {
 		pr_warn("out of memory\n");
 		goto cleanup;
 	}
@@ -314,6 +316,7 @@ cleanup:
 	free(g.pend);
 	free(g.pend_floor);
 	free(g.re_pend);
+	free(g.floor_ran_ns);
 	free(g.hold_ran_ns);
 	free(g.last_seq);
 	gov_lock_release(g.lock_fd);

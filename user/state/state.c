@@ -207,6 +207,7 @@ void state_json(json_writer_t *w, const struct bpfgov_loader_state *st)
 	jsonw_uint_field(w, "deferred_floor_changes", st->deferred_floor_changes);
 	jsonw_uint_field(w, "held_reasserts", st->held_reasserts);
 	jsonw_uint_field(w, "held_forced", st->held_forced);
+	jsonw_uint_field(w, "held_floor_waits", st->held_floor_waits);
 	jsonw_uint_field(w, "reapplies", st->reapplies);
 	jsonw_uint_field(w, "floor_driver_rewrites", drv_rewrites);
 	jsonw_uint_field(w, "floor_driver_races", drv_races);
