@@ -28,6 +28,11 @@ LIVE_PROFILES="balanced powersave performance"
 # metal, 3 in a virtual machine (the CPU's hypervisor flag), whose vCPUs
 # wait for the host now and then: one round there moved cyclictest's
 # cells by 10 % and more between configurations that poll and halt alike).
+# Within a round, one workload runs under every configuration in turn
+# before the next workload starts (bpfgov started afresh for each cell):
+# the cells a verdict compares are a minute or two apart, so a change in
+# the host's load falls on all configurations of a workload alike, not on
+# whichever configuration ran its eight workloads while it lasted.
 if [ -z "${BENCH_LIVE_ROUNDS:-}" ] && grep -qw hypervisor /proc/cpuinfo 2>/dev/null; then
 	LIVE_ROUNDS=3
 else
@@ -149,8 +154,6 @@ live_one() {
 		"$(fmt "$(jq -r .writes_per_cpu_s <"$OUT/live.rows" | tail -n1)" 1)"
 }
 
-live_all() { local w; for w in $LIVE_WORKLOADS; do live_one "$1" "$w"; done; }
-
 # rt-app: its ns per loop, calibrated once (the same work in every cell).
 RTAPP_CAL=
 rtapp_run() { # SECONDS -> mean wake-up latency of the periods, us
@@ -180,8 +183,57 @@ live_restore_hp() {
 	HP_ORIG=
 }
 
+# live_workload WORKLOAD AVAILABLE_GOVERNORS: one workload under every
+# configuration in turn, one cell each (a round runs this per workload).
+live_workload() {
+	local w=$1 avail=$2 g p c
+	for g in $KERNEL_GOVS; do
+		case " $avail " in *" $g "*) ;; *) continue;; esac
+		set_governor "$g" || continue
+		note_cmd live "echo $g > $CPUIDLE/current_governor"
+		live_one "$g" "$w"
+		# haltpoll at the kernel's default window too, if this machine
+		# runs it with another (a KVM guest often has 0: never polls)
+		if [ "$g" = haltpoll ] && [ -w "$HP_NS" ] && [ "$(cat "$HP_NS")" != 200000 ]; then
+			HP_ORIG=$(cat "$HP_NS")
+			printf '200000\n' >"$HP_NS"
+			note_cmd live "echo 200000 > $HP_NS   # the kernel's default window; $HP_ORIG restored after"
+			live_one haltpoll@200000ns "$w"
+			live_restore_hp
+		fi
+	done
+	set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
+	save_qos
+	for c in $(seq 0 $((NCPU - 1))); do
+		echo n/a >"/sys/devices/system/cpu/cpu$c/power/pm_qos_resume_latency_us" 2>/dev/null
+	done
+	note_cmd live "for c in /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us; do echo n/a > \$c; done   # forced POLL, restored after"
+	live_one forced-poll "$w"
+	restore_qos
+	for p in $LIVE_PROFILES; do
+		# shellcheck disable=SC2086 # options, word-split
+		gov_up "live-$p" --no-floor --profile "$p" $LIVE_GOVOPT || continue
+		sleep 0.5
+		live_one "bpfgov-$p" "$w"
+		gov_down
+	done
+	# shellcheck disable=SC2086
+	if [ -n "$LIVE_VARIANT" ] &&
+	   gov_up live-variant --no-floor --profile balanced $LIVE_GOVOPT ${LIVE_VARIANT#*:}; then
+		sleep 0.5
+		live_one "bpfgov-balanced+${LIVE_VARIANT%%:*}" "$w"
+		gov_down
+	fi
+	# shellcheck disable=SC2086
+	if [ "$LIVE_ROUND" = 1 ] && gov_up live-recorded --no-floor --profile balanced $LIVE_GOVOPT; then
+		sleep 0.5
+		live_one bpfgov-balanced-recorded "$w"
+		gov_down
+	fi
+}
+
 sec_live() {
-	local g avail c p
+	local avail w
 	SEC=live
 	hdr "4b. Live idle judge (driver: $(idle_driver)), ${SHOOT_S} s per cell"
 	rm -f "$OUT/live.rows" "$OUT/live.json"
@@ -201,49 +253,9 @@ sec_live() {
 	fi
 	for LIVE_ROUND in $(seq 1 "$LIVE_ROUNDS"); do
 		[ "$LIVE_ROUNDS" = 1 ] || say "  round $LIVE_ROUND of $LIVE_ROUNDS"
-		for g in $KERNEL_GOVS; do
-			case " $avail " in *" $g "*) ;; *) continue;; esac
-			set_governor "$g" || continue
-			note_cmd live "echo $g > $CPUIDLE/current_governor"
-			live_all "$g"
-			# haltpoll at the kernel's default window too, if this machine
-			# runs it with another (a KVM guest often has 0: never polls)
-			if [ "$g" = haltpoll ] && [ -w "$HP_NS" ] && [ "$(cat "$HP_NS")" != 200000 ]; then
-				HP_ORIG=$(cat "$HP_NS")
-				printf '200000\n' >"$HP_NS"
-				note_cmd live "echo 200000 > $HP_NS   # the kernel's default window; $HP_ORIG restored after"
-				live_all haltpoll@200000ns
-				live_restore_hp
-			fi
+		for w in $LIVE_WORKLOADS; do
+			live_workload "$w" "$avail"
 		done
-		set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
-		save_qos
-		for c in $(seq 0 $((NCPU - 1))); do
-			echo n/a >"/sys/devices/system/cpu/cpu$c/power/pm_qos_resume_latency_us" 2>/dev/null
-		done
-		note_cmd live "for c in /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us; do echo n/a > \$c; done   # forced POLL, restored after"
-		live_all forced-poll
-		restore_qos
-		for p in $LIVE_PROFILES; do
-			# shellcheck disable=SC2086 # options, word-split
-			gov_up "live-$p" --no-floor --profile "$p" $LIVE_GOVOPT || continue
-			sleep 0.5
-			live_all "bpfgov-$p"
-			gov_down
-		done
-		# shellcheck disable=SC2086
-		if [ -n "$LIVE_VARIANT" ] &&
-		   gov_up live-variant --no-floor --profile balanced $LIVE_GOVOPT ${LIVE_VARIANT#*:}; then
-			sleep 0.5
-			live_all "bpfgov-balanced+${LIVE_VARIANT%%:*}"
-			gov_down
-		fi
-		# shellcheck disable=SC2086
-		if [ "$LIVE_ROUND" = 1 ] && gov_up live-recorded --no-floor --profile balanced $LIVE_GOVOPT; then
-			sleep 0.5
-			live_all bpfgov-balanced-recorded
-			gov_down
-		fi
 	done
 	live_summarize "$(idle_driver)" "$ORIG_GOVERNOR"
 }
@@ -280,7 +292,7 @@ live_summarize() {
 			wakeups_per_s: (map(.wakeups_per_s // 0) | med),
 			energy_pct: (map(.energy_pct) | med),
 			replay_poll_pct: (map(.replay_poll_pct) | med)} | del(.round))) as $cells |
-		{driver: $d, governor: $gov, measurable: true, rounds: (map(.round) | max),
+		{driver: $d, governor: $gov, measurable: true, rounds: (map(.round) | max), order: "by workload",
 		 tie_perf_pct: $tp, tie_energy_pts: $tq,
 		 rows: $cells, raw: .} |
 		.verdicts = (judged(. == "bpfgov-balanced") | map(del(.config))) |
@@ -367,7 +379,7 @@ doc_live() {
 	jq -r 'def vtable(v): "| workload | " + ([v[].against] | unique | join(" | ")) + " |",
 			"|---|" + ([v[].against] | unique | map("---") | join("|")) + "|",
 			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |");
-		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
+		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end)\(if .order == "by workload" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
 		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
 		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
 		([.rows[].workload] | unique) as $w |

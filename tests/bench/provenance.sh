@@ -12,7 +12,8 @@
 # docs/SCX.md, docs/KERNELS.md) this prints the commit, date and command,
 # and whether it is current: no later commit touches what it measures
 # (PROV_PATHS: the BPF, the policy, the loader, the benchmarks and the
-# guest). A section from an older commit is stale, with the later commits
+# guest, less what the section's command does not read: prov_unread). A
+# section from an older commit is stale, with the later commits
 # that make it so. A block written before blocks carried the line says
 # "not recorded" and is judged from the commit that last wrote it (a lower
 # bound: the run was older still). --write puts the table into each DOC,
@@ -86,9 +87,23 @@ blame_commit() {
 		awk '/^[0-9a-f]+ [0-9]+ [0-9]+/ { c = $1 } /^committer-time / { if ($2 > t) { t = $2; best = c } } END { print substr(best, 1, 7) }'
 }
 
-# later COMMIT: the commits after COMMIT that touch what it measures.
+# prov_unread COMMAND: paths of PROV_PATHS that the section's command does
+# not read. The guest's scheduler benchmarks and the kernel matrix boot
+# images that hold no script of tests/bench (tests/vm/vm.mk: only the
+# idle guest's image has them), and read only this file from there.
+prov_unread() {
+	case "$1" in
+	"make bench-vm-idle"*) ;;
+	"make bench-vm"* | "make check-kernels"*) echo tests/bench ;;
+	esac
+}
+
+# later COMMIT [COMMAND]: the commits after COMMIT that touch what it
+# measures (what COMMAND reads).
 later() {
-	git log --format='%h' "$1..HEAD" -- "${PROV_PATHS[@]}" "${PROV_EXCLUDE[@]/#/:(exclude)}" 2>/dev/null
+	local ex=("${PROV_EXCLUDE[@]}")
+	[ -n "${2:-}" ] && mapfile -t -O "${#ex[@]}" ex < <(prov_unread "$2")
+	git log --format='%h' "$1..HEAD" -- "${PROV_PATHS[@]}" "${ex[@]/#/:(exclude)}" 2>/dev/null
 }
 
 table() { # DOC
@@ -113,7 +128,7 @@ table() { # DOC
 			cmd=$(prov_command "$name")
 			commit="not recorded (written by $commit)"
 		fi
-		list=$(later "$(grep -oE '[0-9a-f]{7,}' <<<"$commit" | tail -n1)")
+		list=$(later "$(grep -oE '[0-9a-f]{7,}' <<<"$commit" | tail -n1)" "$cmd")
 		n=$(grep -c . <<<"$list")
 		if ! grep -qE '[0-9a-f]{7,}' <<<"$commit"; then
 			status="unknown: no commit found"
