@@ -96,7 +96,7 @@ struct gov {
 	__u64 held_reasserts;		/* re-asserts held for an idle CPU, made as it ran */
 	__u64 held_forced;		/* held re-asserts made on a CPU whose runs end
 					 * before the loader can read back (hold_runs_out) */
-	__u64 held_waits;		/* held floors of such a CPU, no longer asked for
+	__u64 held_floor_waits;	/* held floors of such a CPU, no longer asked for
 					 * a record at every run (runs_too_short) */
 	/* resume and hotplug (watch_platform) */
 	char online[256];		/* devices/system/cpu/online, last seen */

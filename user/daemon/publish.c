@@ -116,7 +116,7 @@ static void pub_copy(struct gov *g, struct bpfgov_loader_state *st, bool cpus, b
 	st->deferred_floor_changes = g->deferred;
 	st->held_reasserts = g->held_reasserts;
 	st->held_forced = g->held_forced;
-	st->held_floor_waits = g->held_waits;
+	st->held_floor_waits = g->held_floor_waits;
 	st->held_applied_at_wake = g->held_applied;
 	st->held_applied_within_2ms = g->held_wake_2ms;
 	st->held_apply_max_ns = g->held_wake_ns_max;
