@@ -211,25 +211,26 @@ live_workload() {
 	live_one forced-poll "$w"
 	restore_qos
 	for p in $LIVE_PROFILES; do
-		# shellcheck disable=SC2086 # options, word-split
-		gov_up "live-$p" --no-floor --profile "$p" $LIVE_GOVOPT || continue
-		sleep 0.5
-		live_one "bpfgov-$p" "$w"
-		gov_down
+		live_gov_cell "bpfgov-$p" "$w" "live-$p" --profile "$p"
 	done
-	# shellcheck disable=SC2086
-	if [ -n "$LIVE_VARIANT" ] &&
-	   gov_up live-variant --no-floor --profile balanced $LIVE_GOVOPT ${LIVE_VARIANT#*:}; then
-		sleep 0.5
-		live_one "bpfgov-balanced+${LIVE_VARIANT%%:*}" "$w"
-		gov_down
-	fi
-	# shellcheck disable=SC2086
-	if [ "$LIVE_ROUND" = 1 ] && gov_up live-recorded --no-floor --profile balanced $LIVE_GOVOPT; then
-		sleep 0.5
-		live_one bpfgov-balanced-recorded "$w"
-		gov_down
-	fi
+	# shellcheck disable=SC2086 # options, word-split
+	[ -z "$LIVE_VARIANT" ] ||
+		live_gov_cell "bpfgov-balanced+${LIVE_VARIANT%%:*}" "$w" live-variant \
+			--profile balanced ${LIVE_VARIANT#*:}
+	[ "$LIVE_ROUND" != 1 ] ||
+		live_gov_cell bpfgov-balanced-recorded "$w" live-recorded --profile balanced
+}
+
+# live_gov_cell CONFIG WORKLOAD LOG OPTION...: one cell under a bpfgov
+# started for it (--no-floor, the options and BENCH_LIVE_GOVOPT's).
+live_gov_cell() {
+	local cfg=$1 w=$2 log=$3
+	shift 3
+	# shellcheck disable=SC2086 # options, word-split
+	gov_up "$log" --no-floor "$@" $LIVE_GOVOPT || return 0
+	sleep 0.5
+	live_one "$cfg" "$w"
+	gov_down
 }
 
 sec_live() {
