@@ -14,8 +14,13 @@
 # wake-ups are shown beside them; a halt's cost is in the performance axis
 # (its exit), and its alternative, polling, in the energy axis.
 # A verdict per workload for bpfgov's balanced profile against each kernel
-# configuration; the balanced profile runs once more under `govloader
-# record` (bpfgov-balanced-recorded), whose traces replay as actuated
+# configuration, from the medians of the rounds (ties inside a band per
+# axis); where the medians differ beyond the band but the two cells'
+# rounds overlap on that axis, and a tie there would change the verdict,
+# it is "unresolved" (shown as "X?", X the medians' verdict): a verdict
+# the rounds contradict is not claimed, and a "dominated?" still keeps
+# the goal unmet, so it is not hidden either. The balanced profile runs
+# once more under `govloader record` (bpfgov-balanced-recorded), whose traces replay as actuated
 # against the poll share the kernel measured in the same cells. Where the
 # machine has no cpuidle driver nothing here is measurable and the section
 # says so.
@@ -272,20 +277,36 @@ live_summarize() {
 		# a bpfgov cell without its loader'"'"'s CPU time has no energy figure
 		def en(a): if (a.config | startswith("bpfgov")) then a.energy_pct else a.energy_pct // a.poll_pct end;
 		def qtie(a; b): ((en(a) - en(b)) | fabs) <= $tq;
-		def verdict(a; b): if en(a) == null or en(b) == null then "not measured" else
+		# overlap(xs; ys): both cells have two rounds or more on an axis,
+		# and their ranges meet: some round of the one that is worse by
+		# the medians is as good as some round of the other.
+		def overlap(xs; ys): (xs | map(select(. != null))) as $x | (ys | map(select(. != null))) as $y |
+			($x | length) > 1 and ($y | length) > 1 and ($x | max) >= ($y | min) and ($y | max) >= ($x | min);
+		def vof(p; q): if p == 0 and q == 0 then "tie" elif p >= 0 and q >= 0 then "win"
+			elif p <= 0 and q <= 0 then "dominated" else "trade-off" end;
+		# The medians decide each axis (tie inside the band). An axis whose
+		# medians differ beyond the band while the rounds overlap is not
+		# resolved: it may be that difference or a tie. Where that choice
+		# changes the verdict, the verdict is "unresolved", with the
+		# medians'"'"' verdict beside it (by_median).
+		def verdict(a; b): if en(a) == null or en(b) == null then {verdict: "not measured"} else
 			(if ptie(a; b) then 0 elif pbetter(a; b) then 1 else -1 end) as $p |
 			(if qtie(a; b) then 0 elif en(a) < en(b) then 1 else -1 end) as $q |
-			if $p == 0 and $q == 0 then "tie"
-			elif $p >= 0 and $q >= 0 then "win"
-			elif $p <= 0 and $q <= 0 then "dominated"
-			else "trade-off" end end;
+			(if $p != 0 and overlap(a.perfs; b.perfs) then [$p, 0] else [$p] end) as $ps |
+			(if $q != 0 and overlap(a.ens; b.ens) then [$q, 0] else [$q] end) as $qs |
+			([$ps[] as $i | $qs[] as $j | vof($i; $j)] | unique) as $vs |
+			if ($vs | length) == 1 then {verdict: $vs[0]}
+			else {verdict: "unresolved", by_median: vof($p; $q)} end end;
 		# the verdicts of the configs that pass @p, against each kernel governor
 		def judged(p): [.rows[] | select(.config | p)] as $b |
 			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
 			[$b[] as $x | $k[] | select(.workload == $x.workload) |
-			 {config: $x.config, workload: .workload, against: .config, verdict: verdict($x; .)}];
-		# each cell: the median of its rounds
+			 {config: $x.config, workload: .workload, against: .config} + verdict($x; .)];
+		def en1: if (.config | startswith("bpfgov")) then .energy_pct else .energy_pct // .poll_pct end;
+		# each cell: the median of its rounds (and, for the verdicts, the
+		# rounds themselves: perfs, ens)
 		(group_by([.config, .workload]) | map(.[0] + {rounds: length,
+			perfs: map(.perf), ens: map(en1),
 			perf: (map(.perf) | med), poll_pct: (map(.poll_pct) | med),
 			halts_per_s: (map(.halts_per_s) | med),
 			loader_pct: (map(.loader_pct) | med),
@@ -297,7 +318,8 @@ live_summarize() {
 		 tie_perf_pct: $tp, tie_energy_pts: $tq,
 		 rows: $cells, raw: .} |
 		.verdicts = (judged(. == "bpfgov-balanced") | map(del(.config))) |
-		.variant_verdicts = judged(startswith("bpfgov-balanced+"))' \
+		.variant_verdicts = judged(startswith("bpfgov-balanced+")) |
+		.rows |= map(del(.perfs, .ens))' \
 		"$OUT/live.rows" >"$OUT/live.json"
 }
 
@@ -317,7 +339,7 @@ live_cell() { j live.json "[.rows[] | select(.config == \"$1\" and .workload == 
 
 # live_goal_rows: the goals, as tab-separated rows (goal, figure, verdict).
 live_goal_rows() {
-	local v f pp b p m tp
+	local v f u g pp b p m tp
 	if [ "$(j live.json .measurable)" != true ]; then
 		printf 'live idle judge: every goal\tnot measurable, driver %s (no POLL state time)\tnot measured\n' \
 			"$(j live.json .driver)"
@@ -326,11 +348,16 @@ live_goal_rows() {
 	# Nothing compared is no figure, not "0 dominated".
 	v=$(j live.json 'if ((.verdicts // []) | length == 0) or any((.verdicts // [])[]; .verdict == "not measured") then null else [.verdicts[] | select(.verdict == "dominated")] | length end')
 	f=$(j live.json '[.verdicts[] | select(.verdict == "dominated") | "\(.workload) by \(.against)"] | join(", ")')
+	# dominated by the medians, inside the rounds' spread: not shown
+	# either way, so the goal is not met while one remains
+	u=$(j live.json '[.verdicts[] | select(.by_median == "dominated")] | length')
+	g=$(j live.json '[.verdicts[] | select(.by_median == "dominated") | "\(.workload) by \(.against)"] | join(", ")')
 	if [ "$v" = null ]; then
 		printf 'live: balanced dominated by no kernel governor on any workload\tno verdict (nothing compared, or a figure missing)\t%s\n' "$(verdict null)"
 	else
-		printf 'live: balanced dominated by no kernel governor on any workload\t%s dominated of %s verdicts%s\t%s\n' \
-			"$v" "$(j live.json '.verdicts | length')" "${f:+ ($f)}" "$(verdict "$v" "$([ "$v" = 0 ] && echo 1)")"
+		printf 'live: balanced dominated by no kernel governor on any workload\t%s dominated of %s verdicts%s; %s more by the medians, inside the rounds'"'"' spread%s\t%s\n' \
+			"$v" "$(j live.json '.verdicts | length')" "${f:+ ($f)}" "$u" "${g:+ ($g)}" \
+			"$(verdict "$v" "$([ "$v" = 0 ] && [ "$u" = 0 ] && echo 1)")"
 	fi
 	v=$(live_cell bpfgov-balanced quiet poll_pct)
 	printf 'live: quiet machine (from 100 ms after a burst) polls <= 1%% of CPU time\t%s%%\t%s\n' \
@@ -379,7 +406,10 @@ doc_live() {
 	fi
 	jq -r 'def vtable(v): "| workload | " + ([v[].against] | unique | join(" | ")) + " |",
 			"|---|" + ([v[].against] | unique | map("---") | join("|")) + "|",
-			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(.verdict) | join(" | ")) + " |");
+			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) |
+			 map(if .verdict == "unresolved" then "\(.by_median)?" else .verdict end) | join(" | ")) + " |");
+		def ndom(v): [v[] | select(.verdict == "dominated")] | length;
+		def nund(v): [v[] | select(.by_median == "dominated")] | length;
 		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end)\(if .order == "by workload" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
 		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
 		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
@@ -389,10 +419,10 @@ doc_live() {
 			if . == null then "–" else "\(.perf // "n/a") / \(.poll_pct * 10 | round / 10) % / \(.halts_per_s | round)" +
 			  (if (.config | startswith("bpfgov")) then " / \((.loader_pct // 0) * 100 | round / 100) % / \((.writes_per_cpu_s // 0) * 10 | round / 10) w" else "" end) end) |
 		  join(" | ")) + " |"),
-		"", "Verdicts of bpfgov-balanced (win / tie / dominated / trade-off):", "",
+		"", "Verdicts of bpfgov-balanced (win / tie / dominated / trade-off; \"X?\": X by the medians, but on an axis that decides it the two cells'"'"' rounds overlap, so the rounds cannot tell X from a tie there):", "",
 		vtable(.verdicts),
 		(if ((.variant_verdicts // []) | length) > 0 then
-			"", "In the same boot and rounds, \(.variant_verdicts[0].config) (no goals; dominated in \([.variant_verdicts[] | select(.verdict == "dominated")] | length) of \(.variant_verdicts | length) verdicts, balanced in \([.verdicts[] | select(.verdict == "dominated")] | length) of \(.verdicts | length)):", "",
+			"", "In the same boot and rounds, \(.variant_verdicts[0].config) (no goals; dominated in \(ndom(.variant_verdicts)) of \(.variant_verdicts | length) verdicts and \(nund(.variant_verdicts)) more by the medians; balanced in \(ndom(.verdicts)) and \(nund(.verdicts)) more):", "",
 			vtable(.variant_verdicts)
 		 else empty end)' \
 		"$OUT/live.json"

@@ -137,4 +137,31 @@ check "live: ... and the loader goal is not measured" \
 is "live: the only row met is the one measured (quiet machine 0.20%)" \
 	"$(awk -F'\t' '$3 == "met" { print $1 }' "$D/live.tsv")" \
 	"live: quiet machine (from 100 ms after a burst) polls <= 1% of CPU time"
+# A difference of the medians beyond the band, where the rounds overlap,
+# is not a verdict: "unresolved", the medians' verdict beside it, and the
+# goal stays not met; where every round of one is better, it is one.
+# live_rounds MENU BALANCED: the pp0 cells' loops/s in three rounds each
+live_rounds() {
+	: >"$OUT/live.rows"
+	for c in menu bpfgov-balanced; do
+		r=0
+		for p in $([ $c = menu ] && echo "$1" || echo "$2"); do
+			r=$((r + 1))
+			jq -nc --arg c "$c" --argjson r $r --argjson p "$p" '{config: $c, workload: "pp0", round: $r,
+				perf: $p, unit: "loops/s", poll_pct: 0, halts_per_s: 10, loader_pct: 0, energy_pct: 0}' >>"$OUT/live.rows"
+		done
+	done
+	live_summarize acpi_idle menu
+}
+live_rounds "100 140 120" "90 125 105"
+is "live: medians apart, rounds overlapping: unresolved, dominated by the medians" \
+	"$(jq -r '.verdicts[0] | "\(.verdict) \(.by_median)"' "$OUT/live.json")" "unresolved dominated"
+live_goal_rows >"$D/live3.tsv" 2>&1
+check "live: ... and the goal is not met, with it counted" \
+	grep -q $'^live: balanced dominated by no kernel governor on any workload\t0 dominated of 1 verdicts; 1 more by the medians, inside the rounds\' spread (pp0 by menu)\tnot met$' "$D/live3.tsv"
+is "live: ... and the table says it with a question mark" "$(doc_live | grep '^| pp0 |')" "| pp0 | dominated? |"
+live_rounds "100 110 120" "80 85 90"
+is "live: every round worse: dominated" "$(jq -r '.verdicts[0].verdict' "$OUT/live.json")" "dominated"
+live_rounds "100 110 120" "99 111 119"
+is "live: inside the band: tie" "$(jq -r '.verdicts[0].verdict' "$OUT/live.json")" "tie"
 t_done
