@@ -20,10 +20,10 @@
 # it is "unresolved" (shown as "X?", X the medians' verdict): a verdict
 # the rounds contradict is not claimed, and a "dominated?" still keeps
 # the goal unmet, so it is not hidden either. The balanced profile runs
-# once more under `govloader record` (bpfgov-balanced-recorded), whose traces replay as actuated
-# against the poll share the kernel measured in the same cells. Where the
-# machine has no cpuidle driver nothing here is measurable and the section
-# says so.
+# once more under `govloader record` (bpfgov-balanced-recorded), whose
+# traces replay as actuated against the poll share the kernel measured in
+# the same cells. Where the machine has no cpuidle driver nothing here is
+# measurable and the section says so.
 # Sourced by run.sh after lib.sh and report.sh.
 
 LIVE_WORKLOADS="pp0 pp20 pp100 pp500 quiet ct2000 ct500 rtapp"
@@ -58,6 +58,9 @@ LIVE_GOVOPT=${BENCH_LIVE_GOVOPT:-}
 LIVE_VARIANT=${BENCH_LIVE_VARIANT-auto}
 [ -z "$LIVE_VARIANT" ] || [ "$LIVE_VARIANT" = auto ] ||
 	LIVE_VARIANT="${LIVE_VARIANT%%:*}:$(tr , ' ' <<<"${LIVE_VARIANT#*:}")"
+# JQ_VLABEL: a verdict as the tables print it, `vlabel` ("X?" for one the
+# rounds do not resolve, X the medians' verdict).
+JQ_VLABEL='def vlabel: if .verdict == "unresolved" then "\(.by_median)?" else .verdict end;'
 # Ties: performance within 3 % (BENCH_LIVE_TIE_PERF_PCT: 10 in the emulated
 # guest of `make bench-vm-idle`, whose timed cells swing by tens of
 # percent), energy within 1 point of CPU time. The band is in live.json.
@@ -275,7 +278,8 @@ live_summarize() {
 		def ptie(a; b): (a.perf == null or b.perf == null) or
 			((a.perf - b.perf) | fabs) <= ($tp / 100) * ([a.perf, b.perf] | max | fabs);
 		# a bpfgov cell without its loader'"'"'s CPU time has no energy figure
-		def en(a): if (a.config | startswith("bpfgov")) then a.energy_pct else a.energy_pct // a.poll_pct end;
+		def en1: if (.config | startswith("bpfgov")) then .energy_pct else .energy_pct // .poll_pct end;
+		def en(a): a | en1;
 		def qtie(a; b): ((en(a) - en(b)) | fabs) <= $tq;
 		# overlap(xs; ys): both cells have two rounds or more on an axis,
 		# and their ranges meet: some round of the one that is worse by
@@ -302,7 +306,6 @@ live_summarize() {
 			[.rows[] | select(.config | test("^(haltpoll|menu|ladder|teo)"))] as $k |
 			[$b[] as $x | $k[] | select(.workload == $x.workload) |
 			 {config: $x.config, workload: .workload, against: .config} + verdict($x; .)];
-		def en1: if (.config | startswith("bpfgov")) then .energy_pct else .energy_pct // .poll_pct end;
 		# each cell: the median of its rounds (and, for the verdicts, the
 		# rounds themselves: perfs, ens)
 		(group_by([.config, .workload]) | map(.[0] + {rounds: length,
@@ -404,10 +407,9 @@ doc_live() {
 		echo
 		return
 	fi
-	jq -r 'def vtable(v): "| workload | " + ([v[].against] | unique | join(" | ")) + " |",
+	jq -r "$JQ_VLABEL"'def vtable(v): "| workload | " + ([v[].against] | unique | join(" | ")) + " |",
 			"|---|" + ([v[].against] | unique | map("---") | join("|")) + "|",
-			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) |
-			 map(if .verdict == "unresolved" then "\(.by_median)?" else .verdict end) | join(" | ")) + " |");
+			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(vlabel) | join(" | ")) + " |");
 		def ndom(v): [v[] | select(.verdict == "dominated")] | length;
 		def nund(v): [v[] | select(.by_median == "dominated")] | length;
 		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end)\(if .order == "by workload" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",

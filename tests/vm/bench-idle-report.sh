@@ -73,7 +73,7 @@ jq -r '.rows[] | [.config, .workload, (.perf // "n/a"), (.unit // ""), (.poll_pc
 	(.replay_poll_pct // "-")] | @tsv' \
 	"$OUT/live.json" | awk -F'\t' '{ printf "  %-26s %-7s perf %10s %-7s poll %6s%%  halts/s %7s  loader %5s%%  writes/s/cpu %6s  replay poll %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
 echo
-jq -r '.verdicts | group_by(.workload)[] | "  \(.[0].workload): " + (map("\(if .verdict == "unresolved" then "\(.by_median)?" else .verdict end) vs \(.against)") | join(", "))' "$OUT/live.json"
+jq -r "$JQ_VLABEL"'.verdicts | group_by(.workload)[] | "  \(.[0].workload): " + (map("\(vlabel) vs \(.against)") | join(", "))' "$OUT/live.json"
 echo
 goals_table text live_goal_rows
 [ -n "$write" ] && doc_splice bench-idle-report live-guest "$(md)" "$write"
