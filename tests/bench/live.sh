@@ -26,7 +26,7 @@
 # measurable and the section says so.
 # Sourced by run.sh after lib.sh and report.sh.
 
-LIVE_WORKLOADS="pp0 pp20 pp100 pp500 quiet ct2000 ct500 rtapp"
+LIVE_WORKLOADS=${BENCH_LIVE_WORKLOADS:-"pp0 pp20 pp100 pp500 quiet ct2000 ct500 rtapp"}
 LIVE_PROFILES="balanced powersave performance"
 # Rounds: every configuration runs every workload once per round, and
 # each cell is the median of its rounds (BENCH_LIVE_ROUNDS; 1 on bare
@@ -37,7 +37,8 @@ LIVE_PROFILES="balanced powersave performance"
 # before the next workload starts (bpfgov started afresh for each cell):
 # the cells a verdict compares are a minute or two apart, so a change in
 # the host's load falls on all configurations of a workload alike, not on
-# whichever configuration ran its eight workloads while it lasted.
+# whichever configuration ran its eight workloads while it lasted. The
+# order of the configurations changes from round to round (live_order).
 if [ -z "${BENCH_LIVE_ROUNDS:-}" ] && grep -qw hypervisor /proc/cpuinfo 2>/dev/null; then
 	LIVE_ROUNDS=3
 else
@@ -191,40 +192,79 @@ live_restore_hp() {
 	HP_ORIG=
 }
 
-# live_workload WORKLOAD AVAILABLE_GOVERNORS: one workload under every
-# configuration in turn, one cell each (a round runs this per workload).
-live_workload() {
-	local w=$1 avail=$2 g p c
+# live_order AVAILABLE_GOVERNORS: this round's order of the cells of a
+# workload, one word per cell. Round 1 runs the kernel's governors, forced
+# POLL, then bpfgov's profiles; every later round reverses or shuffles that
+# (a fixed shuffle per round, the same on every run and machine), so no configuration
+# always follows the same one: a cell that leaves the host busier or its
+# vCPUs' frequency higher would otherwise tilt the next cell's figures
+# alike in every round, which the rounds' spread cannot show.
+live_order() {
+	local avail=$1 g p cells=()
 	for g in $KERNEL_GOVS; do
 		case " $avail " in *" $g "*) ;; *) continue;; esac
-		set_governor "$g" || continue
-		note_cmd live "echo $g > $CPUIDLE/current_governor"
-		live_one "$g" "$w"
+		cells+=("kernel:$g")
 		# haltpoll at the kernel's default window too, if this machine
 		# runs it with another (a KVM guest often has 0: never polls)
 		if [ "$g" = haltpoll ] && [ -w "$HP_NS" ] && [ "$(cat "$HP_NS")" != 200000 ]; then
-			HP_ORIG=$(cat "$HP_NS")
-			printf '200000\n' >"$HP_NS"
-			note_cmd live "echo 200000 > $HP_NS   # the kernel's default window; $HP_ORIG restored after"
-			live_one haltpoll@200000ns "$w"
-			live_restore_hp
+			cells+=("haltpoll@200000ns")
 		fi
 	done
-	set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
-	save_qos
-	for c in $(seq 0 $((NCPU - 1))); do
-		echo n/a >"/sys/devices/system/cpu/cpu$c/power/pm_qos_resume_latency_us" 2>/dev/null
+	cells+=(forced-poll)
+	for p in $LIVE_PROFILES; do cells+=("bpfgov:$p"); done
+	[ -z "$LIVE_VARIANT" ] || cells+=(variant)
+	case $LIVE_ROUND in
+	1) printf '%s\n' "${cells[@]}" ;;
+	2) printf '%s\n' "${cells[@]}" | tac ;;
+	*)	# shuffled by a checksum of round and cell (busybox has no
+		# shuf --random-source)
+		for g in "${cells[@]}"; do
+			printf '%s %s\n' "$(printf '%s %s' "$LIVE_ROUND" "$g" | cksum | cut -d' ' -f1)" "$g"
+		done | sort -n | cut -d' ' -f2 ;;
+	esac
+}
+
+# live_workload WORKLOAD AVAILABLE_GOVERNORS: one workload under every
+# configuration in turn (live_order), one cell each (a round runs this
+# per workload); the recorded pass of round 1 comes last.
+live_workload() {
+	local w=$1 avail=$2 cell c
+	for cell in $(live_order "$avail"); do
+		case $cell in
+		kernel:*)
+			set_governor "${cell#kernel:}" || continue
+			note_cmd live "echo ${cell#kernel:} > $CPUIDLE/current_governor"
+			live_one "${cell#kernel:}" "$w"
+			set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
+			;;
+		haltpoll@200000ns)
+			set_governor haltpoll || continue
+			HP_ORIG=$(cat "$HP_NS")
+			printf '200000\n' >"$HP_NS"
+			note_cmd live "echo haltpoll > $CPUIDLE/current_governor; echo 200000 > $HP_NS   # the kernel's default window; $HP_ORIG restored after"
+			live_one haltpoll@200000ns "$w"
+			live_restore_hp
+			set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
+			;;
+		forced-poll)
+			save_qos
+			for c in $(seq 0 $((NCPU - 1))); do
+				echo n/a >"/sys/devices/system/cpu/cpu$c/power/pm_qos_resume_latency_us" 2>/dev/null
+			done
+			note_cmd live "for c in /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us; do echo n/a > \$c; done   # forced POLL, restored after"
+			live_one forced-poll "$w"
+			restore_qos
+			;;
+		bpfgov:*)
+			live_gov_cell "bpfgov-${cell#bpfgov:}" "$w" "live-${cell#bpfgov:}" --profile "${cell#bpfgov:}"
+			;;
+		variant)
+			# shellcheck disable=SC2086 # options, word-split
+			live_gov_cell "bpfgov-balanced+${LIVE_VARIANT%%:*}" "$w" live-variant \
+				--profile balanced ${LIVE_VARIANT#*:}
+			;;
+		esac
 	done
-	note_cmd live "for c in /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us; do echo n/a > \$c; done   # forced POLL, restored after"
-	live_one forced-poll "$w"
-	restore_qos
-	for p in $LIVE_PROFILES; do
-		live_gov_cell "bpfgov-$p" "$w" "live-$p" --profile "$p"
-	done
-	# shellcheck disable=SC2086 # options, word-split
-	[ -z "$LIVE_VARIANT" ] ||
-		live_gov_cell "bpfgov-balanced+${LIVE_VARIANT%%:*}" "$w" live-variant \
-			--profile balanced ${LIVE_VARIANT#*:}
 	[ "$LIVE_ROUND" != 1 ] ||
 		live_gov_cell bpfgov-balanced-recorded "$w" live-recorded --profile balanced
 }
@@ -317,7 +357,7 @@ live_summarize() {
 			wakeups_per_s: (map(.wakeups_per_s // 0) | med),
 			energy_pct: (map(.energy_pct) | med),
 			replay_poll_pct: (map(.replay_poll_pct) | med)} | del(.round))) as $cells |
-		{driver: $d, governor: $gov, measurable: true, rounds: (map(.round) | max), order: "by workload",
+		{driver: $d, governor: $gov, measurable: true, rounds: (map(.round) | max), order: "by workload, rotating",
 		 tie_perf_pct: $tp, tie_energy_pts: $tq,
 		 rows: $cells, raw: .} |
 		.verdicts = (judged(. == "bpfgov-balanced") | map(del(.config))) |
@@ -412,7 +452,7 @@ doc_live() {
 			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(vlabel) | join(" | ")) + " |");
 		def ndom(v): [v[] | select(.verdict == "dominated")] | length;
 		def nund(v): [v[] | select(.by_median == "dominated")] | length;
-		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end)\(if .order == "by workload" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
+		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end)\(if .order == "by workload" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell" elif .order == "by workload, rotating" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell, in an order that changes from round to round (round 1 as listed, round 2 reversed, later rounds shuffled)" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
 		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
 		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
 		([.rows[].workload] | unique) as $w |

@@ -38,7 +38,9 @@
 # BENCH_DOC (default docs/BENCHMARKS.md; BENCH_DOC=- skips the doc),
 # BENCH_PIN (pin root, default /sys/fs/bpf/bpfgov-bench),
 # BENCH_QUIET_WAIT (seconds each section waits for other work to use < 10%
-# of the CPUs, default 60; what it saw is reported either way).
+# of the CPUs, default 60; what it saw is reported either way),
+# BENCH_LIVE_ROUNDS, BENCH_LIVE_WORKLOADS (the live judge's rounds and
+# workloads; tests/bench/live.sh).
 #
 # bpfgov runs here under its own pin root and run directory so that the
 # benchmark neither blocks nor is blocked by a `govloader start` elsewhere;

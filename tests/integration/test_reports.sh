@@ -164,4 +164,21 @@ live_rounds "100 110 120" "80 85 90"
 is "live: every round worse: dominated" "$(jq -r '.verdicts[0].verdict' "$OUT/live.json")" "dominated"
 live_rounds "100 110 120" "99 111 119"
 is "live: inside the band: tie" "$(jq -r '.verdicts[0].verdict' "$OUT/live.json")" "tie"
+
+# 5. The order of the cells changes from round to round: every cell once
+# a round, round 2 reversed, round 3 neither; balanced follows a different
+# cell in each of the three rounds.
+order() ( # ROUND: live_order's cells, on one line
+	KERNEL_GOVS="haltpoll menu ladder" HP_NS=/nonexistent LIVE_VARIANT="menu:--idle-governor menu" LIVE_ROUND=$1
+	live_order "menu ladder haltpoll" | tr '\n' ' '
+)
+o1=$(order 1) o2=$(order 2) o3=$(order 3)
+is "live order: round 1 as listed" "$o1" \
+	"kernel:haltpoll kernel:menu kernel:ladder forced-poll bpfgov:balanced bpfgov:powersave bpfgov:performance variant "
+is "live order: round 2 reversed" "$o2" "$(printf '%s\n' $o1 | tac | tr '\n' ' ')"
+is "live order: round 3 has the same cells" "$(printf '%s\n' $o3 | sort | tr '\n' ' ')" "$(printf '%s\n' $o1 | sort | tr '\n' ' ')"
+before() { printf '%s\n' $1 | grep -B1 -x bpfgov:balanced | head -n1; }
+is "live order: balanced follows a different cell each round" \
+	"$( (before "$o1"; before "$o2"; before "$o3") | sort -u | wc -l)" 3
+is "live order: the same on every call" "$(order 3)" "$o3"
 t_done
