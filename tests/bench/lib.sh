@@ -27,8 +27,17 @@ note_cmd() {
 
 # ---------------------------------------------------------------- numbers
 
-# proc_ticks PID: user + system CPU time of a process, in clock ticks.
-proc_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo null; }
+# proc_cpu_ns PID: the CPU time of all a process's threads in ns, from the
+# kernel's own account (schedstat, one file per thread): /proc/PID/stat
+# counts 10 ms ticks, more than the loader spends in a few seconds.
+# -1 where the kernel keeps no schedstat (no figure, not 0).
+proc_cpu_ns() {
+	local t v ns=-1
+	for t in /proc/"$1"/task/*/schedstat; do
+		read -r v _ 2>/dev/null <"$t" && ns=$((ns < 0 ? v : ns + v))
+	done
+	echo "$ns"
+}
 # now_s: CLOCK_MONOTONIC-like seconds with a fraction (uptime).
 now_s() { cut -d' ' -f1 /proc/uptime; }
 

@@ -88,13 +88,10 @@ live_halts() { local k t=0 n; for k in 1 2 3 4 5 6 7; do
 # "0 0 0" with no instance (a kernel governor costs no loader); CPU_NS -1
 # where the kernel keeps no schedstat (no figure, not 0).
 live_cost() {
-	local s pid t ns=-1
+	local s pid
 	s=$(gov_status) && pid=$(jq -r '.actuator.pid // empty' <<<"$s") && [ -n "$pid" ] ||
 		{ echo 0 0 0; return; }
-	for t in /proc/"$pid"/task/*/schedstat; do
-		read -r t _ <"$t" 2>/dev/null && ns=$((ns < 0 ? t : ns + t))
-	done
-	echo "$ns $(jq -r '"\([.actuator.cpus[].writes] | add // 0) \(.actuator.loop_wakeups // 0)"' <<<"$s")"
+	echo "$(proc_cpu_ns "$pid") $(jq -r '"\([.actuator.cpus[].writes] | add // 0) \(.actuator.loop_wakeups // 0)"' <<<"$s")"
 }
 
 # live_one CONFIG WORKLOAD: one cell; appends a JSON row.

@@ -157,7 +157,7 @@ doc_overhead() {
 		"",
 		"Minimal programs alone, same rounds (one per tracepoint bpfgov uses: `ref_idle_clock`, `ref_tick_clock`, `ref_waking_empty`, attached by `bpftool prog loadall` with the other two unpinned): loops/s \((.ref_on // []) | map(if . then floor else "n/a" end) | join(", ")) at 0 µs, ratio to not loaded median **\(.ref_ratio_median // null | if . then (. * 10000 | round / 10000) else "n/a" end)**; at 20 µs median **\(.ref_ratio20_median // null | if . then (. * 10000 | round / 10000) else "n/a" end)**. What attaching to these events costs at all, beside bpfgov'"'"'s own figure.",
 		"",
-		"At 20 µs of work per hop, same rounds: ratios \(.ratios20 | map(if . then (. * 1000 | round / 1000) else "n/a" end) | join(", ")); median **\(.ratio20_median // "n/a")**. The loader while loaded: CPU \(.loader_cpu_pct | map(if . then (. * 100 | round / 100) else "n/a" end) | join(", ")) % of one CPU per round; decisions/s per CPU \(.decisions_per_s_cpu | map(if . then (. * 10 | round / 10) else "n/a" end) | join(", ")).",
+		"At 20 µs of work per hop, same rounds: ratios \(.ratios20 | map(if . then (. * 1000 | round / 1000) else "n/a" end) | join(", ")); median **\(.ratio20_median // "n/a")**. The loader while loaded: CPU time (its threads'"'"' schedstat) \(.loader_cpu_pct | map(if . then (. * 100 | round / 100) else "n/a" end) | join(", ")) % of one CPU per round; decisions/s per CPU \(.decisions_per_s_cpu | map(if . then (. * 10 | round / 10) else "n/a" end) | join(", ")).",
 		"",
 		(([.off[], .on[]] | map(select(. != null))) as $all |
 		 if ($all | length) > 0 and ($all | max) > 1.5 * ($all | min) then

@@ -122,15 +122,19 @@ sec_overhead() {
 			if [ "$m" = on ]; then
 				gov_up overhead-on --no-floor --no-idle || continue
 				sleep 0.5
-				c0=$(proc_ticks "$GOV_PID"); d0=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t0=$(now_s)
+				c0=$(proc_cpu_ns "$GOV_PID"); d0=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t0=$(now_s)
 			fi
 			lps=$(pp 0 "$PP_S" | jq .loops_per_s)
 			lps20=$(pp 20 "$PP_S" | jq .loops_per_s)
 			if [ "$m" = on ]; then
 				# The loader's own cost while both ran: CPU time and
 				# decisions (per CPU), over the two runs.
-				c1=$(proc_ticks "$GOV_PID"); d1=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t1=$(now_s)
-				cpu+=("$(calc "100 * ($c1 - $c0) / $(getconf CLK_TCK) / ($t1 - $t0)")")
+				c1=$(proc_cpu_ns "$GOV_PID"); d1=$(gov_status | jq "[.cpus[] | .floor_changes + .pick_changes] | add"); t1=$(now_s)
+				if [ "$c0" -ge 0 ] && [ "$c1" -ge 0 ]; then
+					cpu+=("$(calc "100 * ($c1 - $c0) / 1000000000 / ($t1 - $t0)")")
+				else
+					cpu+=(null)
+				fi
 				got_dps=$(calc "($d1 - $d0) / ($t1 - $t0) / $NCPU")
 				dps+=("$got_dps")
 				gov_down
