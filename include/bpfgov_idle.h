@@ -132,11 +132,14 @@ static __always_inline int pol_past_poll_max(const struct bpfgov_config *c, __u6
  * decayed by 1/256 per idle period, a rate over the last few hundred
  * idles that one idle moves by 1/256: poll_ok stands through a load,
  * rather than flipping (each flip a write) with every short idle or pair
- * of them. poll_ok from 1/32, kept down to 1/64. */
+ * of them. poll_ok from 1/8, kept down to 1/16: a poll that the governor
+ * starts on a wrong prediction runs to the kernel's limit (cpuidle's
+ * poll time, a few hundred us), several times what the halt it replaces
+ * costs to leave, so polling pays only where such idles are common. */
 #define POL_TSHARE_ONE		65536u
 #define POL_TSHARE_SHIFT	8
-#define POL_TSHARE_ON		(POL_TSHARE_ONE / 32)
-#define POL_TSHARE_OFF		(POL_TSHARE_ONE / 64)
+#define POL_TSHARE_ON		(POL_TSHARE_ONE / 8)
+#define POL_TSHARE_OFF		(POL_TSHARE_ONE / 16)
 
 /*
  * How long the kernel polls before it gives up (cpuidle_poll_time(),

@@ -11,7 +11,7 @@
  * polling to the governor (poll_ok) while idles that the first halting
  * state does not pay back (the next timer comes first, or the idle is
  * shorter) are a material share of the recent ones (short_share: one in
- * 32 to allow, one in 64 to keep).
+ * 8 to allow, one in 16 to keep).
  *
  * Idle entry and exit. The exit tells what ended the idle period (a
  * waker's stamp, the local timer, the kernel's poll time limit), measures

@@ -1462,7 +1462,7 @@ static void test_idle_poll_ok_backoff(void **state)
 		 * 100 ms in a row each way: the dwell's own pace) */
 		win = (m.now - start) / (200 * MS);
 		on = !(win & 1);
-		m.s.short_share = on ? 65536 / 8 : 0;
+		m.s.short_share = on ? 65536 / 4 : 0;
 		sim_busy(&m, 100 * US, 0);
 		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
 		assert_int_equal(m.s.idle_pick, 1);
@@ -1474,7 +1474,7 @@ static void test_idle_poll_ok_backoff(void **state)
 	/* near timers stay common: poll_ok comes back within the hold */
 	start = m.now;
 	while (!m.s.poll_ok) {
-		m.s.short_share = 65536 / 8;
+		m.s.short_share = 65536 / 4;
 		sim_busy(&m, 100 * US, 0);
 		sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
 		assert_true(m.now - start <= (m.s.poll_hold + 2) * 100 * MS + 2 * MS);
@@ -1507,7 +1507,7 @@ static void test_idle_poll_ok_governor_long_poll(void **state)
 			granted = m.now;
 		else if (!m.s.poll_ok)
 			granted = 0;
-		m.s.short_share = 65536 / 8;
+		m.s.short_share = 65536 / 4;
 		/* 50 ms after poll_ok came: a burst of short idles, which the
 		 * governor polls, then one it polls past poll_max_us */
 		if (granted && m.now - granted >= 50 * MS) {
@@ -1545,7 +1545,7 @@ static __u32 gov_enters(const struct sim *m, __u64 len, __u64 short_below)
  * ones (halt pays back from 100 us). The window votes by time, so C1
  * stands, but a halt does not pay back for a quarter of the idles: they
  * count in the share that leaves polling to the governor (short_share,
- * from one in 32), and poll_ok comes within three windows. Before, only
+ * from one in 8), and poll_ok comes within three windows. Before, only
  * idles ended by a near timer counted, and the governor could not poll
  * the short ones here. */
 static void test_idle_short_idles_leave_polling(void **state)

@@ -677,8 +677,8 @@ static __u32 sim_timed_idle(struct sim *m, __u64 dur, __u64 timer)
 }
 
 /* Near timers: a halting pick of the history's own leaves polling to the
- * governor (poll_ok) once one idle in 32 had its next timer before halt
- * paid back, and takes it back below one in 64; the veto's halt never
+ * governor (poll_ok) once one idle in 8 had its next timer before halt
+ * paid back, and takes it back below one in 16; the veto's halt never
  * does; a poll_ok change alone is a pick decision with the reason kept. */
 static void test_idle_near_timer_poll_ok(void **state)
 {
@@ -699,10 +699,10 @@ static void test_idle_near_timer_poll_ok(void **state)
 	assert_int_equal(m.s.short_share, 0);
 	assert_int_equal(m.s.poll_ok, 0);
 	reason = m.s.pick_reason;
-	/* one in 8 has its timer 60us away (< 100us): poll_ok comes, once */
+	/* one in 4 has its timer 60us away (< 100us): poll_ok comes, once */
 	for (i = 0; i < 400; i++) {
 		sim_busy(&m, 100 * US, 0);
-		r = i % 8 ? sim_timed_idle(&m, 1 * MS, 10 * MS) : sim_timed_idle(&m, 80 * US, 60 * US);
+		r = i % 4 ? sim_timed_idle(&m, 1 * MS, 10 * MS) : sim_timed_idle(&m, 80 * US, 60 * US);
 		if ((int)m.s.poll_ok != ok) {
 			assert_true(r & POL_PICK);
 			ok = (int)m.s.poll_ok;
@@ -713,24 +713,24 @@ static void test_idle_near_timer_poll_ok(void **state)
 	assert_int_equal(m.s.poll_ok, 1);
 	assert_int_equal(flips, 1);
 	assert_int_equal(m.s.pick_reason, reason);	/* poll_ok alone */
-	assert_true(m.s.short_share >= 65536 / 32);
+	assert_true(m.s.short_share >= 65536 / 8);
 	/* a timer at the payback point itself is not near */
 	r = m.s.short_share;
 	sim_busy(&m, 100 * US, 0);
 	sim_timed_idle(&m, 1 * MS, 100 * US);
 	assert_int_equal(m.s.short_share, r - (r >> 8));
-	/* far timers only: kept down to 1/64, then taken back, once */
+	/* far timers only: kept down to 1/16, then taken back, once */
 	for (i = 0; i < 1000; i++) {
 		sim_busy(&m, 100 * US, 0);
 		r = sim_timed_idle(&m, 1 * MS, 10 * MS);
 		if ((int)m.s.poll_ok != ok) {
 			assert_true(r & POL_PICK);
-			assert_true(m.s.short_share < 65536 / 64);
+			assert_true(m.s.short_share < 65536 / 16);
 			ok = (int)m.s.poll_ok;
 			flips++;
 		}
 		if (ok)
-			assert_true(m.s.short_share >= 65536 / 64);
+			assert_true(m.s.short_share >= 65536 / 16);
 	}
 	assert_int_equal(m.s.poll_ok, 0);
 	assert_int_equal(flips, 2);
