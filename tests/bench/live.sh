@@ -191,9 +191,9 @@ live_restore_hp() {
 
 # live_order AVAILABLE_GOVERNORS: this round's order of the cells of a
 # workload, one word per cell. Round 1 runs the kernel's governors, forced
-# POLL, then bpfgov's profiles; every later round reverses or shuffles that
-# (a fixed shuffle per round, the same on every run and machine), so no configuration
-# always follows the same one: a cell that leaves the host busier or its
+# POLL, then bpfgov's profiles; round 2 runs them in reverse, round 3
+# every other cell, then the rest (round 4 that reversed; then again from
+# round 1), so that no configuration always follows the same one: a cell that leaves the host busier or its
 # vCPUs' frequency higher would otherwise tilt the next cell's figures
 # alike in every round, which the rounds' spread cannot show.
 live_order() {
@@ -210,14 +210,16 @@ live_order() {
 	cells+=(forced-poll)
 	for p in $LIVE_PROFILES; do cells+=("bpfgov:$p"); done
 	[ -z "$LIVE_VARIANT" ] || cells+=(variant)
-	case $LIVE_ROUND in
-	1) printf '%s\n' "${cells[@]}" ;;
-	2) printf '%s\n' "${cells[@]}" | tac ;;
-	*)	# shuffled by a checksum of round and cell (busybox has no
-		# shuf --random-source)
-		for g in "${cells[@]}"; do
-			printf '%s %s\n' "$(printf '%s %s' "$LIVE_ROUND" "$g" | cksum | cut -d' ' -f1)" "$g"
-		done | sort -n | cut -d' ' -f2 ;;
+	# a cell at index 2 or later follows, by round: the one listed
+	# before it, the one after it, the one two before it
+	case $(((LIVE_ROUND - 1) % 4)) in
+	0) printf '%s\n' "${cells[@]}" ;;
+	1) printf '%s\n' "${cells[@]}" | tac ;;
+	*)	for ((p = 0; p < 2; p++)); do
+			for ((g = p; g < ${#cells[@]}; g += 2)); do
+				printf '%s\n' "${cells[g]}"
+			done
+		done | if [ $(((LIVE_ROUND - 1) % 4)) = 3 ]; then tac; else cat; fi ;;
 	esac
 }
 
@@ -228,18 +230,17 @@ live_workload() {
 	local w=$1 avail=$2 cell c
 	for cell in $(live_order "$avail"); do
 		case $cell in
-		kernel:*)
-			set_governor "${cell#kernel:}" || continue
-			note_cmd live "echo ${cell#kernel:} > $CPUIDLE/current_governor"
-			live_one "${cell#kernel:}" "$w"
-			set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
-			;;
-		haltpoll@200000ns)
-			set_governor haltpoll || continue
-			HP_ORIG=$(cat "$HP_NS")
-			printf '200000\n' >"$HP_NS"
-			note_cmd live "echo haltpoll > $CPUIDLE/current_governor; echo 200000 > $HP_NS   # the kernel's default window; $HP_ORIG restored after"
-			live_one haltpoll@200000ns "$w"
+		kernel:* | haltpoll@200000ns)
+			c=${cell#kernel:}
+			set_governor "${c%@*}" || continue
+			if [ "$c" = haltpoll@200000ns ]; then
+				HP_ORIG=$(cat "$HP_NS")
+				printf '200000\n' >"$HP_NS"
+				note_cmd live "echo haltpoll > $CPUIDLE/current_governor; echo 200000 > $HP_NS   # the kernel's default window; $HP_ORIG restored after"
+			else
+				note_cmd live "echo $c > $CPUIDLE/current_governor"
+			fi
+			live_one "$c" "$w"
 			live_restore_hp
 			set_governor "$ORIG_GOVERNOR" || warn "could not restore governor $ORIG_GOVERNOR"
 			;;
@@ -449,7 +450,7 @@ doc_live() {
 			(v | group_by(.workload)[] | "| \(.[0].workload) | " + (sort_by(.against) | map(vlabel) | join(" | ")) + " |");
 		def ndom(v): [v[] | select(.verdict == "dominated")] | length;
 		def nund(v): [v[] | select(.by_median == "dominated")] | length;
-		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end)\(if .order == "by workload" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell" elif .order == "by workload, rotating" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell, in an order that changes from round to round (round 1 as listed, round 2 reversed, later rounds shuffled)" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
+		"Performance (loops/s, or cyclictest average latency in µs) / poll time (% of CPU time) / halts per second; for bpfgov also the loader'"'"'s CPU time (% of one CPU) and its knob writes per CPU per second; \(.rows | length) cells\(if (.rounds // 1) > 1 then ", each the median of \(.rounds) rounds" else "" end)\(if .order == "by workload" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell" elif .order == "by workload, rotating" then "; each workload runs under every configuration in turn, bpfgov started afresh for each cell, in an order that changes from round to round (round 1 as listed, round 2 reversed, round 3 every other cell first)" else "" end). The verdicts weigh energy as poll time plus the loader'"'"'s CPU time, both as shares of all CPUs'"'"' time; ties: performance within \(.tie_perf_pct // 3) %, energy within \(.tie_energy_pts // 1) point.", "",
 		"| config | " + ([.rows[].workload] | unique | join(" | ")) + " |",
 		"|---|" + ([.rows[].workload] | unique | map("---") | join("|")) + "|",
 		([.rows[].workload] | unique) as $w |

@@ -181,4 +181,10 @@ before() { printf '%s\n' $1 | grep -B1 -x bpfgov:balanced | head -n1; }
 is "live order: balanced follows a different cell each round" \
 	"$( (before "$o1"; before "$o2"; before "$o3") | sort -u | wc -l)" 3
 is "live order: the same on every call" "$(order 3)" "$o3"
+is "live order: round 3, every other cell first" "$o3" \
+	"kernel:haltpoll kernel:ladder bpfgov:balanced bpfgov:performance kernel:menu forced-poll bpfgov:powersave variant "
+# ... with the guest's tools alone (its busybox has no cksum)
+mkdir -p "$D/bin"
+for t in tac tr cat; do ln -sf "$(command -v $t)" "$D/bin/$t"; done
+is "live order: no tool beyond tac" "$(PATH=$D/bin order 3 2>&1)$(PATH=$D/bin order 2 2>&1)" "$o3$o2"
 t_done
