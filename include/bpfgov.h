@@ -133,6 +133,9 @@ struct bpfgov_cpu_state {
 					 * not pay back (their next timer came first, or they were
 					 * shorter: the history's polling bin), /65536 */
 	__u32 poll_ok;			/* 1: a halting pick leaves the governor free to poll */
+	__u32 lost_share;		/* decayed share of the governor's own polls (under a
+					 * halting pick) that ran into the kernel's poll time
+					 * limit, /65536 */
 	/* The history is kept per context, the class of the recent idle periods
 	 * (0: polling paid, 1: a halting state did): bins, long_share and
 	 * hist_pick are the current context's, alt_* the other one's. */

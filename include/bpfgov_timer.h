@@ -211,6 +211,13 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 	remote = s->wake_ts_ns && s->wake_ts_ns >= s->state_enter_ns && now >= s->wake_ts_ns &&
 		 !(s->timer_fired && timer && timer <= now &&
 		   (!c->state_is_poll[st] || timer >= s->wake_ts_ns));
+	/* The governor's own poll, under a halting pick (poll_ok): lost
+	 * when it ran into the limit, kept when a wake-up ended it. */
+	if (c->state_is_poll[st] && !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
+		s->lost_share -= s->lost_share >> POL_LOST_POLL_SHIFT;
+		if (goes_on)
+			s->lost_share += POL_TSHARE_ONE >> POL_LOST_POLL_SHIFT;
+	}
 	if (c->state_is_poll[st] && goes_on) {
 		timed_out = 1;
 		wake = BPFGOV_WAKE_LIMIT;

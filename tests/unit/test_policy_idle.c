@@ -1530,6 +1530,68 @@ static void test_idle_poll_ok_governor_long_poll(void **state)
 	assert_int_equal(m.s.idle_pick, 1);
 }
 
+/* poll_ok while the governor's own polls are lost (lost_share): idles of
+ * 1 ms under a C1 pick with near timers common (short_share 1/4, so
+ * poll_ok is due), and the governor polls one idle in 8, into the
+ * kernel's limit (50 us here), then halts: a wrong prediction each time.
+ * poll_ok is withheld after a few of them, and the backoff spaces its
+ * returns: over seconds 10-20 the governor polls 1.2 ms, at 4 changes,
+ * against 57 ms at none when its polls are left to it whatever becomes
+ * of them (the rule before lost_share, the same loop).
+ * The control: polls that a wake-up ends (3 us idles) keep poll_ok. */
+static void test_idle_poll_ok_lost_polls(void **state)
+{
+	__u64 limit, start, res, lat, polled, changes;
+	struct sim m;
+	__u32 n, lost;
+
+	(void)state;
+	for (lost = 0; lost <= 1; lost++) {
+		sim_c1_stands(&m);
+		limit = pol_poll_limit_ns(&m.c);
+		assert_int_equal(limit, 50 * US);
+		start = m.now;
+		polled = changes = 0;
+		for (n = 0; m.now - start < 20 * SEC; n++) {
+			int late = m.now - start >= 10 * SEC;
+
+			if (late && !changes)
+				changes = m.s.nr_pick_changes + 1;
+			m.s.short_share = 65536 / 4;
+			sim_busy(&m, 100 * US, 0);
+			if (!m.s.poll_ok || n % 8) {
+				sim_idle(&m, 1 * MS, m.s.idle_pick, 0);
+				continue;
+			}
+			if (!lost) {	/* a poll that its wake-up ends */
+				sim_idle(&m, 3 * US, 0, 0);
+				polled += late ? 3 * US : 0;
+				continue;
+			}
+			pol_idle_enter(&m.s, &m.c, 0, m.now);
+			m.now += limit;
+			m.s.exit_goes_on = 1;
+			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
+			polled += late ? limit : 0;
+			pol_idle_enter(&m.s, &m.c, m.s.idle_pick, m.now);
+			m.now += 1 * MS - limit;
+			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
+		}
+		changes = m.s.nr_pick_changes + 1 - changes;
+		print_message("  governor's polls %s, seconds 10-20: %.2f ms polled, %llu changes, lost_share %u\n",
+			      lost ? "lost" : "ended by a wake-up", polled / 1e6,
+			      (unsigned long long)changes, m.s.lost_share);
+		if (lost) {
+			assert_true(polled <= 2 * MS);
+			assert_true(changes <= 6);
+		} else {
+			assert_int_equal(changes, 0);
+			assert_int_equal(m.s.poll_ok, 1);
+			assert_true(m.s.lost_share < 65536 / 2);
+		}
+	}
+}
+
 /* The state a governor left free to poll enters: the pick where it
  * does not poll (a polling pick, or a halting one without poll_ok), and
  * where it may, POLL for an idle it predicts short (here: it predicts
@@ -1624,6 +1686,7 @@ int main(void)
 		cmocka_unit_test(test_idle_veto_hold),
 		cmocka_unit_test(test_idle_poll_ok_backoff),
 		cmocka_unit_test(test_idle_poll_ok_governor_long_poll),
+		cmocka_unit_test(test_idle_poll_ok_lost_polls),
 		cmocka_unit_test(test_idle_short_idles_leave_polling),
 		cmocka_unit_test(test_idle_long_mix_keeps_halting_pick),
 		cmocka_unit_test(test_tunables_default_state_table),
