@@ -22,9 +22,17 @@ save_qos() { local c; for c in $(seq 0 $((NCPU - 1))); do qos "$c"; done; }
 DRIVER=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
 diag "cpuidle driver: $DRIVER"
 orig=$(save_qos)
-# the default dwell, from the one table of tunables
-DWELL=$(sed -n 's/^[[:space:]]*X(pick_dwell_ms, *\([0-9]*\),.*/\1/p' "$TOP/include/bpfgov_tunables.h")
-check "start on the real sysfs comes up (no dwell)" gov_start --no-floor --duration 30 --set pick_dwell_ms=0
+# no_dwell: read the dwell the instance started with (its default, or its
+# profile's) into DWELL, then set none (the loads below follow each idle
+# at once).
+no_dwell() {
+	DWELL=$(status_get .tunables.pick_dwell_ms)
+	check "the instance starts with a dwell (${DWELL:-none} ms, $(status_get .tunable_origins.pick_dwell_ms))$1" \
+		[ "${DWELL:-0}" -gt 0 ]
+	check "no dwell under the load$1" "$GOV" set pick_dwell_ms=0
+}
+check "start on the real sysfs comes up" gov_start --no-floor --duration 30
+no_dwell ""
 bg taskset -c 0,1 "$WORK" pingpong --pairs 1 --pin --work-us 0 --duration 5
 if [ "$DRIVER" != none ]; then
 	seen=no
@@ -38,10 +46,10 @@ if [ "$DRIVER" != none ]; then
 	check "status counts idle writes ($w)" [ "${w:-0}" -gt 0 ]
 	wait "${BG_PIDS[@]}" 2>/dev/null
 	BG_PIDS=()
-	# The load is over: back to the default dwell, as users run it. With
+	# The load is over: back to the dwell it started with, as users run it. With
 	# none, a pick follows every idle, and this script's own commands
 	# (pipes between two CPUs) give it fresh short idles to follow.
-	check "the default dwell is set again ($DWELL ms)" "$GOV" set pick_dwell_ms="$DWELL"
+	check "the dwell is set again ($DWELL ms)" "$GOV" set pick_dwell_ms="$DWELL"
 	# Released means released for good: the original must hold for five
 	# looks in a row (0.5 s), not on one look that may land on a pick
 	# flipping while the last hops of the load drain.
@@ -91,8 +99,8 @@ is "original PM QoS values are back" "$(save_qos)" "$orig"
 SYS=$T_TMP/sys
 seed_sysfs_standin "$SYS"
 cp -a "$SYS" "$T_TMP/sys.orig"
-check "start --sysfs-root (stand-in, menu, 4 states) comes up" gov_start --sysfs-root "$SYS" --no-floor --duration 60 \
-	--set pick_dwell_ms=0
+check "start --sysfs-root (stand-in, menu, 4 states) comes up" gov_start --sysfs-root "$SYS" --no-floor --duration 60
+no_dwell " (stand-in)"
 is "the stand-in's 4 idle states are used" "$(status_get .tunables.nr_states)" 4
 pingpong_all 20
 CPUS=$(online_cpus)
@@ -145,9 +153,9 @@ done
 check "under the load, constraints stand (${s_mid:-on no CPU})" [ -n "$s_mid" ]
 wait "${BG_PIDS[@]}" 2>/dev/null
 BG_PIDS=()
-# As in part 1, the default dwell once the load is over; then the set must
+# As in part 1, the dwell it started with once the load is over; then the set must
 # be empty and stay so for five looks in a row.
-check "the default dwell is set again ($DWELL ms, stand-in)" "$GOV" set pick_dwell_ms="$DWELL"
+check "the dwell is set again ($DWELL ms, stand-in)" "$GOV" set pick_dwell_ms="$DWELL"
 run=0 first=
 for i in $(seq 1 60); do
 	left=$(standing | paste -sd,)
