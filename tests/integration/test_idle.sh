@@ -31,6 +31,24 @@ no_dwell() {
 		[ "${DWELL:-0}" -gt 0 ]
 	check "no dwell under the load$1" "$GOV" set pick_dwell_ms=0
 }
+# held_5 CMD...: released means released for good. CMD must succeed for
+# five looks in a row (0.5 s), not on one look that may land on a pick
+# flipping while the last hops of a load drain; up to 6 s. Sets RUN (the
+# looks in a row at the end) and FROM (seconds to the first of them).
+held_5() {
+	local i first=
+	RUN=0
+	for i in $(seq 1 60); do
+		if "$@"; then
+			RUN=$((RUN + 1)); first=${first:-$i}
+			[ "$RUN" -ge 5 ] && break
+		else
+			RUN=0 first=
+		fi
+		sleep 0.1
+	done
+	FROM="$(( ${first:-0} / 10 )).$(( ${first:-0} % 10 ))"
+}
 check "start on the real sysfs comes up" gov_start --no-floor --duration 30
 no_dwell ""
 bg taskset -c 0,1 "$WORK" pingpong --pairs 1 --pin --work-us 0 --duration 5
@@ -50,21 +68,10 @@ if [ "$DRIVER" != none ]; then
 	# none, a pick follows every idle, and this script's own commands
 	# (pipes between two CPUs) give it fresh short idles to follow.
 	check "the dwell is set again ($DWELL ms)" "$GOV" set pick_dwell_ms="$DWELL"
-	# Released means released for good: the original must hold for five
-	# looks in a row (0.5 s), not on one look that may land on a pick
-	# flipping while the last hops of the load drain.
-	run=0 first=
-	for i in $(seq 1 60); do
-		if [ "$(save_qos)" = "$orig" ]; then
-			run=$((run + 1)); first=${first:-$i}
-			[ "$run" -ge 5 ] && break
-		else
-			run=0 first=
-		fi
-		sleep 0.1
-	done
-	is "after the load, PM QoS is the original again and stays, bpfgov running (from $(( ${first:-0} / 10 )).$(( ${first:-0} % 10 )) s)" \
-		"$run,$(save_qos | paste -sd,)" "5,$(paste -sd, <<<"$orig")"
+	qos_orig() { [ "$(save_qos)" = "$orig" ]; }
+	held_5 qos_orig
+	is "after the load, PM QoS is the original again and stays, bpfgov running (from $FROM s)" \
+		"$RUN,$(save_qos | paste -sd,)" "5,$(paste -sd, <<<"$orig")"
 else
 	live_skip "cpuidle driver none: a polling pick is not written to the real PM QoS here"
 	changed=no
@@ -156,19 +163,10 @@ BG_PIDS=()
 # As in part 1, the dwell it started with once the load is over; then the set must
 # be empty and stay so for five looks in a row.
 check "the dwell is set again ($DWELL ms, stand-in)" "$GOV" set pick_dwell_ms="$DWELL"
-run=0 first=
-for i in $(seq 1 60); do
-	left=$(standing | paste -sd,)
-	if [ -z "$left" ]; then
-		run=$((run + 1)); first=${first:-$i}
-		[ "$run" -ge 5 ] && break
-	else
-		run=0 first=
-	fi
-	sleep 0.1
-done
-is "after the load, no deep state stays disabled and PM QoS is back, and stays (from $(( ${first:-0} / 10 )).$(( ${first:-0} % 10 )) s)" \
-	"$run:$left" "5:"
+none_standing() { [ -z "$(standing)" ]; }
+held_5 none_standing
+is "after the load, no deep state stays disabled and PM QoS is back, and stays (from $FROM s)" \
+	"$RUN:$(standing | paste -sd,)" "5:"
 sleep 1.2	# status is published once a second
 p=$(status_get '[.cpus[] | select(.idle_pick != 3)] | length')
 is "after the load, every CPU's pick is the deepest state again" "$p" 0
