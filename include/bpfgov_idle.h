@@ -148,13 +148,18 @@ static __always_inline int pol_past_poll_max(const struct bpfgov_config *c, __u6
  * Each of those polls moves it by 1/8 (a rate over the last few), and
  * every idle period decays it by 1/256 as short_share, so that poll_ok is
  * tried again once the CPU has gone a few hundred idles without one.
- * poll_ok is withheld while half or more of the governor's polls are
- * lost: in the emulated test guest under menu, cyclictest at 500 us,
- * 531 of 591 polls were (menu's own predictions of idles shorter than
- * C1's 2 us target residency), 1 to 2 % of CPU time polled for no
- * shorter latency than halting all of them. */
+ * poll_ok is withheld, whichever path would grant it (the history's
+ * halting pick, or the dwell's), while half or more of the governor's
+ * polls are lost: in the emulated test guest under menu, cyclictest at
+ * 500 us, 531 of menu's 591 polls ran into the limit, 1 to 2 % of CPU
+ * time polled for no shorter latency than halting all of them. */
 #define POL_LOST_POLL_SHIFT	3
 #define POL_LOST_OFF		(POL_TSHARE_ONE / 2)
+
+static __always_inline int pol_polls_lost(const struct bpfgov_cpu_state *s)
+{
+	return s->lost_share >= POL_LOST_OFF;
+}
 
 /*
  * How long the kernel polls before it gives up (cpuidle_poll_time(),
@@ -331,6 +336,14 @@ POL_ENTRY __u32 pol_dwell_select(struct bpfgov_cpu_state *s, const struct bpfgov
 	if (!s || !c)
 		return POL_DWELL_HOLD;
 	pick &= BPFGOV_STATE_MASK;
+	/* The governor's polls are lost: poll_ok goes at once, as a veto
+	 * does, not at the window's end (a window of them polls a share of
+	 * its time away); the window and its votes go on. */
+	if (s->poll_ok && pol_polls_lost(s) &&
+	    !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
+		s->ok_left = pol_poll_ok_taken(s, c);
+		return s->idle_pick & BPFGOV_STATE_MASK;
+	}
 	if (veto && s->poll_ok &&
 	    !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
 		/* The poll that ran long was the governor's own, under
@@ -349,7 +362,7 @@ POL_ENTRY __u32 pol_dwell_select(struct bpfgov_cpu_state *s, const struct bpfgov
 			s->ok_left = pol_poll_ok_taken(s, c);
 		} else if (c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
 			pol_poll_backoff(s, c);
-			ok = 1;
+			ok = !pol_polls_lost(s);
 		}
 		s->veto_left = pol_poll_hold(s, c) - 1;
 	} else if ((held = pol_dwell_hold(s, c, &pick)) == 1) {
@@ -367,6 +380,9 @@ POL_ENTRY __u32 pol_dwell_select(struct bpfgov_cpu_state *s, const struct bpfgov
 		if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
 		    c->state_is_poll[s->hist_pick & BPFGOV_STATE_MASK])
 			ok = 1;
+		/* but not while the governor's polls are lost (lost_share) */
+		if (pol_polls_lost(s))
+			ok = 0;
 		if (ok && !s->poll_ok && s->ok_left) {
 			s->ok_left--;	/* poll_ok back: the hold's windows in a row */
 			ok = 0;
@@ -468,7 +484,7 @@ POL_ENTRY __u32 pol_idle_choose(struct bpfgov_cpu_state *s,
 	if (c->state_is_poll[0] && !c->state_is_poll[pick & BPFGOV_STATE_MASK] &&
 	    pick == s->hist_pick)
 		ok = s->short_share >= (s->poll_ok ? POL_TSHARE_OFF : POL_TSHARE_ON) &&
-		     s->lost_share < POL_LOST_OFF;
+		     !pol_polls_lost(s);
 	return (pick & BPFGOV_STATE_MASK) | (ok ? POL_DWELL_OK : 0) |
 	       (reason == BPFGOV_R_LONG_POLL ? POL_CHOOSE_VETO : 0) |
 	       (reason << POL_CHOOSE_REASON_SHIFT);
