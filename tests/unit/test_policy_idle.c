@@ -1530,6 +1530,35 @@ static void test_idle_poll_ok_governor_long_poll(void **state)
 	assert_int_equal(m.s.idle_pick, 1);
 }
 
+/* A poll of the governor's that runs into the kernel's poll time limit
+ * (@limit) in an idle of @len, then halts in the pick for the rest. */
+static void sim_lost_poll(struct sim *m, __u64 len, __u64 limit)
+{
+	__u64 res, lat;
+
+	pol_idle_enter(&m->s, &m->c, 0, m->now);
+	m->now += limit;
+	m->s.exit_goes_on = 1;
+	pol_idle_exit(&m->s, &m->c, m->now, &res, &lat);
+	pol_idle_enter(&m->s, &m->c, m->s.idle_pick, m->now);
+	m->now += len - limit;
+	pol_idle_exit(&m->s, &m->c, m->now, &res, &lat);
+}
+
+/* What a run of lost polls must come to (@lost), or polls that a
+ * wake-up ends: poll_ok withheld within a few changes, or kept at none. */
+static void assert_lost_polls(const struct sim *m, int lost, __u64 polled, __u64 changes)
+{
+	if (lost) {
+		assert_true(polled <= 2 * MS);
+		assert_true(changes <= 6);
+	} else {
+		assert_int_equal(changes, 0);
+		assert_int_equal(m->s.poll_ok, 1);
+		assert_true(m->s.lost_share < 65536 / 2);
+	}
+}
+
 /* poll_ok while the governor's own polls are lost (lost_share): idles of
  * 1 ms under a C1 pick with near timers common (short_share 1/4, so
  * poll_ok is due), and the governor polls one idle in 8, into the
@@ -1541,7 +1570,7 @@ static void test_idle_poll_ok_governor_long_poll(void **state)
  * The control: polls that a wake-up ends (3 us idles) keep poll_ok. */
 static void test_idle_poll_ok_lost_polls(void **state)
 {
-	__u64 limit, start, res, lat, polled, changes;
+	__u64 limit, start, polled, changes;
 	struct sim m;
 	__u32 n, lost;
 
@@ -1568,27 +1597,14 @@ static void test_idle_poll_ok_lost_polls(void **state)
 				polled += late ? 3 * US : 0;
 				continue;
 			}
-			pol_idle_enter(&m.s, &m.c, 0, m.now);
-			m.now += limit;
-			m.s.exit_goes_on = 1;
-			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
+			sim_lost_poll(&m, 1 * MS, limit);
 			polled += late ? limit : 0;
-			pol_idle_enter(&m.s, &m.c, m.s.idle_pick, m.now);
-			m.now += 1 * MS - limit;
-			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
 		}
 		changes = m.s.nr_pick_changes + 1 - changes;
 		print_message("  governor's polls %s, seconds 10-20: %.2f ms polled, %llu changes, lost_share %u\n",
 			      lost ? "lost" : "ended by a wake-up", polled / 1e6,
 			      (unsigned long long)changes, m.s.lost_share);
-		if (lost) {
-			assert_true(polled <= 2 * MS);
-			assert_true(changes <= 6);
-		} else {
-			assert_int_equal(changes, 0);
-			assert_int_equal(m.s.poll_ok, 1);
-			assert_true(m.s.lost_share < 65536 / 2);
-		}
+		assert_lost_polls(&m, lost, polled, changes);
 	}
 }
 
@@ -1654,7 +1670,7 @@ static void test_idle_short_idles_leave_polling(void **state)
  * window's end, 42 ms. */
 static void test_idle_long_mix_keeps_halting_pick(void **state)
 {
-	__u64 start, changes, long_polls, polled, limit, res, lat;
+	__u64 start, changes, long_polls, polled, limit;
 	struct sim m;
 	int i, lost;
 
@@ -1680,15 +1696,8 @@ static void test_idle_long_mix_keeps_halting_pick(void **state)
 				sim_idle(&m, len, st, 0);
 				continue;
 			}
-			/* the poll runs into the kernel's limit, then halts */
-			pol_idle_enter(&m.s, &m.c, st, m.now);
-			m.now += limit;
-			m.s.exit_goes_on = 1;
-			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
+			sim_lost_poll(&m, len, limit);
 			polled += late ? limit : 0;
-			pol_idle_enter(&m.s, &m.c, m.s.idle_pick, m.now);
-			m.now += len - limit;
-			pol_idle_exit(&m.s, &m.c, m.now, &res, &lat);
 		}
 		changes = m.s.nr_pick_changes + 1 - changes;
 		print_message("  80 us idles with one of 300 us in eight, polls %s, seconds 2-10: "
@@ -1697,13 +1706,7 @@ static void test_idle_long_mix_keeps_halting_pick(void **state)
 			      polled / 1e6, (unsigned long long)long_polls, m.s.idle_pick, m.s.poll_ok);
 		assert_int_equal(long_polls, 0);
 		assert_int_equal(m.s.idle_pick, 1);
-		if (lost) {
-			assert_true(polled <= 2 * MS);
-			assert_true(changes <= 6);
-		} else {
-			assert_int_equal(changes, 0);
-			assert_int_equal(m.s.poll_ok, 1);
-		}
+		assert_lost_polls(&m, lost, polled, changes);
 	}
 }
 
