@@ -260,24 +260,33 @@ static __always_inline void pol_dwell_reset(struct bpfgov_cpu_state *s)
 	__builtin_memset(s->pick_votes, 0, sizeof(s->pick_votes));
 }
 
+/* The select's vote for @pick (its idle's weight); 1 while the window
+ * goes on (the standing pick and poll_ok hold), 0 at its end. */
+static __always_inline int pol_dwell_vote(struct bpfgov_cpu_state *s,
+					  const struct bpfgov_config *c, __u32 pick)
+{
+	s->votes += s->vote_weight;
+	s->pick_votes[pick & BPFGOV_STATE_MASK] += s->vote_weight;
+	s->win_idles++;
+	if (pol_past_poll_max(c, (__u64)s->vote_weight << 10))
+		s->win_long++;
+	return s->dwell_start_ns &&
+	       s->exit_ns - s->dwell_start_ns < (__u64)c->pick_dwell_ms * 1000000ull;
+}
+
 /* 1: the standing pick (and poll_ok) hold; 0: a window is over, and
  * @pick is where the votes moved it (or the standing pick); 2: the same,
  * but the votes went to a polling pick among long idles (POL_LONG_MIX),
- * and the halting pick stands in @pick. */
+ * and the halting pick stands in @pick. @voted: the caller has cast this
+ * select's vote (pol_dwell_vote) and seen the window end. */
 static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
-					  const struct bpfgov_config *c, __u32 *pick)
+					  const struct bpfgov_config *c, __u32 *pick, int voted)
 {
 	__u32 k, n = pol_nr_states(c), cur = s->idle_pick, to = s->idle_pick, dir = 0;
 	__u64 acc = 0, need;
 	int mixed = 0;
 
-	s->votes += s->vote_weight;
-	s->pick_votes[*pick & BPFGOV_STATE_MASK] += s->vote_weight;
-	s->win_idles++;
-	if (pol_past_poll_max(c, (__u64)s->vote_weight << 10))
-		s->win_long++;
-	if (s->dwell_start_ns &&
-	    s->exit_ns - s->dwell_start_ns < (__u64)c->pick_dwell_ms * 1000000ull)
+	if (!voted && pol_dwell_vote(s, c, *pick))
 		return 1;
 	need = (__u64)s->votes * 5;
 	for (k = n - 1; k > cur; k--) {		/* deeper */
@@ -317,9 +326,21 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 	return mixed ? 2 : 0;
 }
 
+/* The governor's polls are lost under a halting pick: poll_ok goes at
+ * once, as a veto does, not at the window's end (a window of them polls a
+ * share of its time away); the window and its votes go on. */
+static __always_inline int pol_dwell_ok_lost(const struct bpfgov_cpu_state *s,
+					     const struct bpfgov_config *c)
+{
+	return s->poll_ok && pol_polls_lost(s) &&
+	       !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK];
+}
+
 /*
  * The dwell's part of a select (pick_dwell_ms), from the history's @pick,
- * the near-timer @ok and whether the polling veto fired (@veto). A global
+ * the near-timer @ok and whether the polling veto fired (@veto); @voted:
+ * the caller cast the select's vote and saw the window end (pol_dwell_vote,
+ * the common case that pol_idle_select_sum takes inline). A global
  * subprogram in BPF, as the entry points are: the verifier checks its
  * branches once, instead of once per path of the select into them.
  * Returns POL_DWELL_HOLD (the standing pick and poll_ok hold), or the pick
@@ -329,18 +350,14 @@ static __always_inline int pol_dwell_hold(struct bpfgov_cpu_state *s,
 #define POL_DWELL_OK	0x100u
 
 POL_ENTRY __u32 pol_dwell_select(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
-				 __u32 pick, __u32 ok, __u32 veto)
+				 __u32 pick, __u32 ok, __u32 veto_voted)
 {
-	int held;
+	int held, veto = veto_voted & 1;
 
 	if (!s || !c)
 		return POL_DWELL_HOLD;
 	pick &= BPFGOV_STATE_MASK;
-	/* The governor's polls are lost: poll_ok goes at once, as a veto
-	 * does, not at the window's end (a window of them polls a share of
-	 * its time away); the window and its votes go on. */
-	if (s->poll_ok && pol_polls_lost(s) &&
-	    !c->state_is_poll[s->idle_pick & BPFGOV_STATE_MASK]) {
+	if (pol_dwell_ok_lost(s, c)) {
 		s->ok_left = pol_poll_ok_taken(s, c);
 		return s->idle_pick & BPFGOV_STATE_MASK;
 	}
@@ -365,7 +382,7 @@ POL_ENTRY __u32 pol_dwell_select(struct bpfgov_cpu_state *s, const struct bpfgov
 			ok = !pol_polls_lost(s);
 		}
 		s->veto_left = pol_poll_hold(s, c) - 1;
-	} else if ((held = pol_dwell_hold(s, c, &pick)) == 1) {
+	} else if ((held = pol_dwell_hold(s, c, &pick, !!(veto_voted & 2))) == 1) {
 		return POL_DWELL_HOLD;
 	} else {
 		/* A window moves to a polling pick only where its
@@ -405,13 +422,14 @@ POL_ENTRY __u32 pol_dwell_select(struct bpfgov_cpu_state *s, const struct bpfgov
  * decision. A global subprogram in BPF, as pol_dwell_select() is: the
  * select calls one after the other, not one inside the other, so that
  * the dwell's frame does not deepen the stack of the call chain (512
- * bytes in all, which sched_ext's running callback nearly fills). */
+ * bytes in all, which sched_ext's running callback nearly fills).
+ * @total: the history bins' sum where the caller has it (0: sum them). */
 POL_ENTRY __u32 pol_idle_choose(struct bpfgov_cpu_state *s,
-				const struct bpfgov_config *c, int long_poll)
+				const struct bpfgov_config *c, int long_poll, __u64 total)
 {
 	__u32 k, n, pick = 0, reason = BPFGOV_R_HISTORY, band, ok = 0;
-	__u64 total = 0, acc = 0;
-	int found = 0, qos_cut = 0;
+	__u64 acc = 0;
+	int found = 0, qos_cut = 0, total_known = total != 0;
 
 	if (!s || !c)
 		return POL_DWELL_HOLD;
@@ -421,7 +439,7 @@ POL_ENTRY __u32 pol_idle_choose(struct bpfgov_cpu_state *s,
 	 * the pick set at init stands, and no decision is made for nothing. */
 	if (c->idle_state_fixed)
 		return POL_DWELL_HOLD;
-	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+	for (k = 0; !total_known && k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
 		total += s->bins[k];
@@ -492,18 +510,29 @@ POL_ENTRY __u32 pol_idle_choose(struct bpfgov_cpu_state *s,
 
 /* Choose the idle state; @long_poll says a poll just overran poll_max_us,
  * or ran into the kernel's poll time limit with the idle period past
- * halt's payback point (pol_idle_exit_inline). */
-static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
-					     const struct bpfgov_config *c, int long_poll)
+ * halt's payback point (pol_idle_exit_inline). @total: the history bins'
+ * sum (0: unknown, pol_idle_choose sums them). */
+static __always_inline __u32 pol_idle_select_sum(struct bpfgov_cpu_state *s,
+						 const struct bpfgov_config *c, int long_poll,
+						 __u64 total)
 {
-	__u32 r = pol_idle_choose(s, c, long_poll), pick, ok, reason;
+	__u32 r = pol_idle_choose(s, c, long_poll, total), pick, ok, reason;
 
 	if (r & POL_DWELL_HOLD)
 		return 0;
 	if (c->pick_dwell_ms) {
-		__u32 d = pol_dwell_select(s, c, r & BPFGOV_STATE_MASK, !!(r & POL_DWELL_OK),
-					   !!(r & POL_CHOOSE_VETO));
+		__u32 d, voted = 0;
 
+		/* The common case inline (pol_dwell_select's path to
+		 * pol_dwell_hold): no veto, no lost polls; the vote, and
+		 * the window goes on. */
+		if (!(r & POL_CHOOSE_VETO) && !pol_dwell_ok_lost(s, c)) {
+			if (pol_dwell_vote(s, c, r & BPFGOV_STATE_MASK))
+				return 0;
+			voted = 2;
+		}
+		d = pol_dwell_select(s, c, r & BPFGOV_STATE_MASK, !!(r & POL_DWELL_OK),
+				     (!!(r & POL_CHOOSE_VETO)) | voted);
 		if (d & POL_DWELL_HOLD)
 			return 0;
 		r = (r & ~(BPFGOV_STATE_MASK | POL_DWELL_OK)) | d;
@@ -524,6 +553,12 @@ static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
 	s->idle_pick = pick;
 	s->pick_reason = reason;
 	return POL_PICK;
+}
+
+static __always_inline __u32 pol_idle_select(struct bpfgov_cpu_state *s,
+					     const struct bpfgov_config *c, int long_poll)
+{
+	return pol_idle_select_sum(s, c, long_poll, 0);
 }
 
 /*
@@ -642,13 +677,24 @@ static __always_inline __u32 pol_quiet_max(const struct bpfgov_config *c)
 #define POL_LEARN_LONG_POLL	0x100u	/* @st_flags: a poll overran poll_max_us */
 #define POL_LEARN_SELECT_ONLY	0x200u	/* @st_flags: the period goes on, learn nothing yet */
 #define POL_LEARN_TIMER_NEAR	0x400u	/* @st_flags: the next timer came before halt paid back */
+#define POL_LEARN_TIMER		0x800u	/* @st_flags: test that here, from the residency's
+					 * start and next timer (s->state_enter_ns,
+					 * s->next_timer_ns > it) */
 
+/*
+ * The exit of every idle period runs this, on the wake-up path: one pass
+ * over the states works out each one's wake-up cost once and answers every
+ * question asked of it (the deepest state the idle paid back, whether the
+ * state entered did, the history's bin, the near timer against the first
+ * halting state), and the decay hands the bins' new total on to the
+ * choice (0 where the context swapped: the choice sums them again).
+ */
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
-	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & BPFGOV_STATE_MASK, quiet;
-	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
-	__u64 cost[BPFGOV_MAX_STATES];
+	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & BPFGOV_STATE_MASK, quiet, shift;
+	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL), paid_st = -1, halt_seen = 0;
+	__u64 cost, res_ns, pct, total = 0, tlen = 0;
 
 	if (!s || !c)
 		return 0;
@@ -656,46 +702,80 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	 * most ~1 s (a window's sum stays far below 2^32) */
 	s->vote_weight = (__u32)pol_min64((hist >> 10) + 1, 1u << 20);
 	if (st_flags & POL_LEARN_SELECT_ONLY)
-		return pol_idle_select(s, c, long_poll);
+		return pol_idle_select_sum(s, c, long_poll, 0);
 	n = pol_nr_states(c);
-	/* Above/below accounting, as the kernel's cpuidle does it. Each
-	 * state's wake-up cost is worked out once, and compared with the
-	 * idle period through pol_pays_back(): no division. */
+	/* Its last residency's next timer came before a halt paid back: the
+	 * entry pick polls there, and so would a governor left free to. */
+	if ((st_flags & POL_LEARN_TIMER) && s->next_timer_ns &&
+	    s->next_timer_ns >= s->state_enter_ns)
+		tlen = s->next_timer_ns - s->state_enter_ns;
+	else
+		st_flags &= ~POL_LEARN_TIMER;
+	/* Above/below accounting, as the kernel's cpuidle does it; the
+	 * history's bin for this idle period (that of the deepest state
+	 * whose payback point is <= hist); the first halting state allowed
+	 * against the next timer. No division (pol_pays_back). */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
-		cost[k] = pol_state_cost_ns(s, c, k);
-		if (pol_allowed_cost(s, cost[k]) && pol_pays_back(c, k, cost[k], idle))
-			deepest_ok = k;
+		cost = pol_state_cost_ns(s, c, k);
+		if (c->state_is_poll[k]) {
+			if (pol_allowed_cost(s, cost))
+				deepest_ok = k;
+			if (k == st)
+				paid_st = 1;
+			if (k)
+				bin = k;
+			continue;
+		}
+		res_ns = (__u64)c->state_residency_us[k] * POL_NS_PER_US;
+		pct = cost * c->payback_pct;
+		if (pol_allowed_cost(s, cost)) {
+			if (pol_pays_back_terms(res_ns, pct, idle))
+				deepest_ok = k;
+			if (!halt_seen && (st_flags & POL_LEARN_TIMER) &&
+			    !pol_pays_back_terms(res_ns, pct, tlen))
+				st_flags |= POL_LEARN_TIMER_NEAR;
+			halt_seen = 1;
+		}
+		if (k == st)
+			paid_st = pol_pays_back_terms(res_ns, pct, idle);
+		if (k && pol_pays_back_terms(res_ns, pct, hist))
+			bin = k;
 	}
-	if (!pol_paid(s, c, st, idle))
+	if (paid_st < 0)	/* a state past the table's end */
+		paid_st = pol_paid(s, c, st, idle);
+	if (!paid_st)
 		s->nr_too_deep++;
 	else if (deepest_ok > st)
 		s->nr_too_shallow++;
 
-	/* The history's bin for this idle period: that of the deepest state
-	 * whose payback point is <= hist. */
-	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
-		if (k >= n)
-			break;
-		if (pol_pays_back(c, k, cost[k], hist))
-			bin = k;
-	}
 	/* History: decay (by count, and by time for a quiet period), then
 	 * add this idle period to its bin. */
 	quiet = (__u32)pol_min64(hist >> POL_QUIET_SHIFT, pol_quiet_max(c));
+	shift = c->bin_decay_shift;
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
-		s->bins[k] -= s->bins[k] >> c->bin_decay_shift;
-		s->bins[k] >>= quiet;
-		s->alt_bins[k] >>= quiet;	/* the other context's evidence ages too */
+		s->bins[k] -= s->bins[k] >> shift;
+		total += s->bins[k];
+	}
+	if (quiet) {
+		total = 0;
+		for (k = 0; k < BPFGOV_MAX_STATES; k++) {
+			if (k >= n)
+				break;
+			s->bins[k] >>= quiet;
+			s->alt_bins[k] >>= quiet;	/* the other context's evidence ages too */
+			total += s->bins[k];
+		}
 	}
 	s->bins[bin & BPFGOV_STATE_MASK] += POL_BIN_ONE;
+	total += POL_BIN_ONE;
 	pol_expect_idle(s, idle);
-	s->long_share -= s->long_share >> c->bin_decay_shift;
+	s->long_share -= s->long_share >> shift;
 	if (pol_past_poll_max(c, hist))
-		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
+		s->long_share += POL_BIN_ONE >> shift;
 	s->short_share -= s->short_share >> POL_TSHARE_SHIFT;
 	s->lost_share -= s->lost_share >> POL_TSHARE_SHIFT;
 	/* a halt would not pay back: a near timer, or an idle too short */
@@ -711,10 +791,11 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		} else if (++s->ctx_streak >= POL_CTX_STREAK) {
 			s->ctx_streak = 0;
 			pol_switch_ctx(s, c, bin > 0);
+			total = 0;	/* the other context's bins */
 		}
 	}
 
-	return pol_idle_select(s, c, long_poll);
+	return pol_idle_select_sum(s, c, long_poll, total);
 }
 
 #endif /* __BPFGOV_IDLE_H */

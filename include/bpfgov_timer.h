@@ -307,15 +307,11 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		pol_fixed_learn(s, idle);
 		return 0;
 	}
-	/* Its last residency's next timer came before a halt paid back: the
-	 * entry pick polls there, and so would a governor left free to. Only
-	 * with a known timer and a polling state to leave. */
-	if (timer && c->state_is_poll[0]) {
-		__u32 h = pol_first_halt(s, c);
-
-		if (h != BPFGOV_NO_STATE && !pol_paid(s, c, h, timer - s->state_enter_ns))
-			near = POL_LEARN_TIMER_NEAR;
-	}
+	/* Whether its last residency's next timer came before a halt paid
+	 * back is pol_idle_learn's to test, in its pass over the states.
+	 * Only with a known timer and a polling state to leave. */
+	if (timer && c->state_is_poll[0])
+		near = POL_LEARN_TIMER;
 	s->exit_ns = now;
 	return pol_idle_learn(s, c, st | near | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
 }
