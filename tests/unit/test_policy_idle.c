@@ -1710,6 +1710,121 @@ static void test_idle_long_mix_keeps_halting_pick(void **state)
 	}
 }
 
+/*
+ * Guards the idle exit's one pass (pol_idle_learn): a reference written
+ * the long way, with the core's own helpers (a pass per question,
+ * pol_first_halt for the near timer, the bins summed by the choice), must
+ * leave the same CPU state and return the same flags, idle by idle, over
+ * random tables of 2 to 10 states, wake-up costs, PM QoS limits, timers,
+ * quiet periods and dwell windows.
+ */
+static __u32 ref_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
+		       __u32 st, int long_poll, __u64 idle, __u64 hist)
+{
+	__u32 k, n = pol_nr_states(c), bin = 0, deepest_ok = 0, h, quiet, near = 0;
+	__u64 timer = s->next_timer_ns;
+
+	s->vote_weight = (__u32)pol_min64((hist >> 10) + 1, 1u << 20);
+	if (timer && timer >= s->state_enter_ns && c->state_is_poll[0]) {
+		h = pol_first_halt(s, c);
+		near = h != BPFGOV_NO_STATE && !pol_paid(s, c, h, timer - s->state_enter_ns);
+	}
+	for (k = 0; k < n; k++)
+		if (pol_allowed(s, c, k) && pol_paid(s, c, k, idle))
+			deepest_ok = k;
+	if (!pol_paid(s, c, st, idle))
+		s->nr_too_deep++;
+	else if (deepest_ok > st)
+		s->nr_too_shallow++;
+	for (k = 1; k < n; k++)
+		if (pol_paid(s, c, k, hist))
+			bin = k;
+	quiet = (__u32)pol_min64(hist >> POL_QUIET_SHIFT, pol_quiet_max(c));
+	for (k = 0; k < n; k++) {
+		s->bins[k] -= s->bins[k] >> c->bin_decay_shift;
+		s->bins[k] >>= quiet;
+		s->alt_bins[k] >>= quiet;
+	}
+	s->bins[bin] += POL_BIN_ONE;
+	pol_expect_idle(s, idle);
+	s->long_share -= s->long_share >> c->bin_decay_shift;
+	if (pol_past_poll_max(c, hist))
+		s->long_share += POL_BIN_ONE >> c->bin_decay_shift;
+	s->short_share -= s->short_share >> POL_TSHARE_SHIFT;
+	s->lost_share -= s->lost_share >> POL_TSHARE_SHIFT;
+	if (near || !bin)
+		s->short_share += POL_TSHARE_ONE >> POL_TSHARE_SHIFT;
+	if (c->history_ctx) {
+		if ((__u32)(bin > 0) == s->ctx) {
+			s->ctx_streak = 0;
+		} else if (++s->ctx_streak >= POL_CTX_STREAK) {
+			s->ctx_streak = 0;
+			pol_switch_ctx(s, c, bin > 0);
+		}
+	}
+	return pol_idle_select(s, c, long_poll);
+}
+
+static void test_idle_learn_one_pass_is_reference(void **state)
+{
+	__u32 rnd = 7, trial, i, k, n, st, flags, r_new, r_ref;
+	struct sim a, b;
+	int long_poll, picks = 0, nears = 0, quiets = 0, qos = 0;
+	__u64 idle, hist;
+
+	(void)state;
+	for (trial = 0; trial < 200; trial++) {
+		sim_init(&a);
+		n = 2 + (__u32)lcg_below(&rnd, BPFGOV_MAX_STATES - 1);
+		a.c.nr_states = n;
+		a.c.idle_state_fixed = 0;
+		a.c.pick_dwell_ms = (__u32)lcg_below(&rnd, 3) * 50;	/* 0, 50, 100 */
+		a.c.history_ctx = (__u32)lcg_below(&rnd, 2);
+		a.c.bin_decay_shift = 1 + (__u32)lcg_below(&rnd, 5);
+		a.c.poll_max_us = (__u32)lcg_below(&rnd, 2) * 200;
+		for (k = 0; k < n; k++) {
+			a.c.state_is_poll[k] = k == 0 && lcg_below(&rnd, 4);
+			a.c.state_exit_latency_us[k] = k * (1 + (__u32)lcg_below(&rnd, 200));
+			a.c.state_residency_us[k] = a.c.state_exit_latency_us[k] *
+						    (1 + (__u32)lcg_below(&rnd, 3));
+		}
+		pol_cpu_init(&a.s, &a.c);
+		a.s.qos_limit_us = lcg_below(&rnd, 3) ? 0 : (__u32)lcg_below(&rnd, 400);
+		qos += !!a.s.qos_limit_us;
+		for (k = 0; k < n; k++)
+			a.s.wake_cost_ns[k] = (__u32)lcg_below(&rnd, 300 * US);
+		b = a;
+		for (i = 0; i < 300; i++) {
+			st = (__u32)lcg_below(&rnd, n);
+			long_poll = lcg_below(&rnd, 16) == 0;
+			idle = lcg_below(&rnd, 8) ? lcg_below(&rnd, 2 * MS) : lcg_below(&rnd, 200 * MS);
+			hist = idle + (lcg_below(&rnd, 8) ? 0 : lcg_below(&rnd, 1 * MS));
+			quiets += (hist >> POL_QUIET_SHIFT) != 0;
+			a.now += hist + 10 * US;
+			a.s.exit_ns = a.now;
+			a.s.state_enter_ns = a.now - hist;
+			a.s.next_timer_ns = lcg_below(&rnd, 4) ? a.s.state_enter_ns +
+					    lcg_below(&rnd, 1 * MS) : lcg_below(&rnd, 2) * a.now;
+			b.now = a.now;
+			b.s.exit_ns = a.s.exit_ns;
+			b.s.state_enter_ns = a.s.state_enter_ns;
+			b.s.next_timer_ns = a.s.next_timer_ns;
+			flags = st | (long_poll ? POL_LEARN_LONG_POLL : 0) |
+				(a.s.next_timer_ns && a.c.state_is_poll[0] ? POL_LEARN_TIMER : 0);
+			r_new = pol_idle_learn(&a.s, &a.c, flags, idle, hist);
+			r_ref = ref_learn(&b.s, &b.c, st, long_poll, idle, hist);
+			assert_int_equal(r_new, r_ref);
+			assert_memory_equal(&a.s, &b.s, sizeof(a.s));
+			picks += r_new == POL_PICK;
+			nears += (flags & POL_LEARN_TIMER) != 0;
+		}
+	}
+	/* the random walk reached what it guards */
+	print_message("  one pass vs reference: 60000 idles, %d picks, %d with a timer to test, %d quiet, %d CPUs with a PM QoS limit\n",
+		      picks, nears, quiets, qos);
+	assert_true(picks > 1000 && nears > 10000 && quiets > 1000 && qos > 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1740,6 +1855,7 @@ int main(void)
 		cmocka_unit_test(test_idle_poll_share_veto),
 		cmocka_unit_test(test_idle_lull_then_short_idles_poll),
 		cmocka_unit_test(test_idle_hysteresis_around_history_pick),
+		cmocka_unit_test(test_idle_learn_one_pass_is_reference),
 		cmocka_unit_test(test_idle_context_switch),
 		cmocka_unit_test(test_idle_context_alternation_no_churn),
 		cmocka_unit_test(test_idle_context_phases),
