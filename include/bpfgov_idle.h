@@ -693,7 +693,7 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
 	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & BPFGOV_STATE_MASK, quiet, shift;
-	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL), paid_st = -1, halt_seen = 0;
+	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL), halt_seen = 0;
 	__u64 cost, res_ns, pct, total = 0, tlen = 0;
 
 	if (!s || !c)
@@ -711,10 +711,11 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		tlen = s->next_timer_ns - s->state_enter_ns;
 	else
 		st_flags &= ~POL_LEARN_TIMER;
-	/* Above/below accounting, as the kernel's cpuidle does it; the
-	 * history's bin for this idle period (that of the deepest state
-	 * whose payback point is <= hist); the first halting state allowed
-	 * against the next timer. No division (pol_pays_back). */
+	/* Above/below accounting, as the kernel's cpuidle does it (the
+	 * deepest state allowed that the idle paid back); the history's bin
+	 * for this idle period (that of the deepest state whose payback
+	 * point is <= hist); the first halting state allowed against the
+	 * next timer. No division (pol_pays_back). */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
@@ -722,8 +723,6 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 		if (c->state_is_poll[k]) {
 			if (pol_allowed_cost(s, cost))
 				deepest_ok = k;
-			if (k == st)
-				paid_st = 1;
 			if (k)
 				bin = k;
 			continue;
@@ -738,14 +737,13 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 				st_flags |= POL_LEARN_TIMER_NEAR;
 			halt_seen = 1;
 		}
-		if (k == st)
-			paid_st = pol_pays_back_terms(res_ns, pct, idle);
 		if (k && pol_pays_back_terms(res_ns, pct, hist))
 			bin = k;
 	}
-	if (paid_st < 0)	/* a state past the table's end */
-		paid_st = pol_paid(s, c, st, idle);
-	if (!paid_st)
+	/* Not in the pass: a third value carried through it (paid, not,
+	 * not yet) multiplies what the verifier walks past its limit for a
+	 * table of 10 states. */
+	if (!pol_paid(s, c, st, idle))
 		s->nr_too_deep++;
 	else if (deepest_ok > st)
 		s->nr_too_shallow++;
