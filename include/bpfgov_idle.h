@@ -693,8 +693,8 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 			       __u32 st_flags, __u64 idle, __u64 hist)
 {
 	__u32 k, n, bin = 0, deepest_ok = 0, st = st_flags & BPFGOV_STATE_MASK, quiet, shift;
-	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL), halt_seen = 0;
-	__u64 cost, res_ns, pct, total = 0, tlen = 0;
+	int long_poll = !!(st_flags & POL_LEARN_LONG_POLL);
+	__u64 cost[BPFGOV_MAX_STATES], total = 0, tlen = 0;
 
 	if (!s || !c)
 		return 0;
@@ -704,49 +704,52 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	if (st_flags & POL_LEARN_SELECT_ONLY)
 		return pol_idle_select_sum(s, c, long_poll, 0);
 	n = pol_nr_states(c);
-	/* Its last residency's next timer came before a halt paid back: the
-	 * entry pick polls there, and so would a governor left free to. */
+	/* the time from the residency's start to its next timer, to test */
 	if ((st_flags & POL_LEARN_TIMER) && s->next_timer_ns &&
 	    s->next_timer_ns >= s->state_enter_ns)
 		tlen = s->next_timer_ns - s->state_enter_ns;
 	else
 		st_flags &= ~POL_LEARN_TIMER;
-	/* Above/below accounting, as the kernel's cpuidle does it (the
-	 * deepest state allowed that the idle paid back); the history's bin
-	 * for this idle period (that of the deepest state whose payback
-	 * point is <= hist); the first halting state allowed against the
-	 * next timer. No division (pol_pays_back). */
+	/* Above/below accounting, as the kernel's cpuidle does it. Each
+	 * state's wake-up cost is worked out once, and compared with the
+	 * idle period through pol_pays_back(): no division. One loop per
+	 * question, each with one value carried through it: the verifier
+	 * walks these loops unrolled, and before 6.3 it tracks every scalar
+	 * of a program with subprograms precisely, so two such values in
+	 * one loop multiply its states (a table of 10 states went past its
+	 * limit of 1M instructions on 6.1). */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
-		cost = pol_state_cost_ns(s, c, k);
-		if (c->state_is_poll[k]) {
-			if (pol_allowed_cost(s, cost))
-				deepest_ok = k;
-			if (k)
-				bin = k;
-			continue;
-		}
-		res_ns = (__u64)c->state_residency_us[k] * POL_NS_PER_US;
-		pct = cost * c->payback_pct;
-		if (pol_allowed_cost(s, cost)) {
-			if (pol_pays_back_terms(res_ns, pct, idle))
-				deepest_ok = k;
-			if (!halt_seen && (st_flags & POL_LEARN_TIMER) &&
-			    !pol_pays_back_terms(res_ns, pct, tlen))
-				st_flags |= POL_LEARN_TIMER_NEAR;
-			halt_seen = 1;
-		}
-		if (k && pol_pays_back_terms(res_ns, pct, hist))
-			bin = k;
+		cost[k] = pol_state_cost_ns(s, c, k);
+		if (pol_allowed_cost(s, cost[k]) && pol_pays_back(c, k, cost[k], idle))
+			deepest_ok = k;
 	}
-	/* Not in the pass: a third value carried through it (paid, not,
-	 * not yet) multiplies what the verifier walks past its limit for a
-	 * table of 10 states. */
 	if (!pol_paid(s, c, st, idle))
 		s->nr_too_deep++;
 	else if (deepest_ok > st)
 		s->nr_too_shallow++;
+
+	/* The history's bin for this idle period: that of the deepest state
+	 * whose payback point is <= hist. */
+	for (k = 1; k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		if (pol_pays_back(c, k, cost[k], hist))
+			bin = k;
+	}
+	/* Its last residency's next timer came before the first halting
+	 * state allowed paid back: the entry pick polls there, and so would
+	 * a governor left free to. */
+	for (k = 0; (st_flags & POL_LEARN_TIMER) && k < BPFGOV_MAX_STATES; k++) {
+		if (k >= n)
+			break;
+		if (c->state_is_poll[k] || !pol_allowed_cost(s, cost[k]))
+			continue;
+		if (!pol_pays_back(c, k, cost[k], tlen))
+			st_flags |= POL_LEARN_TIMER_NEAR;
+		break;
+	}
 
 	/* History: decay (by count, and by time for a quiet period), then
 	 * add this idle period to its bin. */

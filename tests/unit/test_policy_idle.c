@@ -1711,9 +1711,11 @@ static void test_idle_long_mix_keeps_halting_pick(void **state)
 }
 
 /*
- * Guards the idle exit's one pass (pol_idle_learn): a reference written
- * the long way, with the core's own helpers (a pass per question,
- * pol_first_halt for the near timer, the bins summed by the choice), must
+ * Guards what the idle exit learns (pol_idle_learn: each state's cost
+ * worked out once, the near timer tested there, the bins' total handed to
+ * the choice): a reference written the long way, with the core's own
+ * helpers (pol_paid for every question, pol_first_halt for the near
+ * timer, the bins summed by the choice), must
  * leave the same CPU state and return the same flags, idle by idle, over
  * random tables of 2 to 10 states, wake-up costs, PM QoS limits, timers,
  * quiet periods and dwell windows.
@@ -1765,7 +1767,7 @@ static __u32 ref_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c
 	return pol_idle_select(s, c, long_poll);
 }
 
-static void test_idle_learn_one_pass_is_reference(void **state)
+static void test_idle_learn_is_reference(void **state)
 {
 	__u32 rnd = 7, trial, i, k, n, st, flags, r_new, r_ref;
 	struct sim a, b;
@@ -1820,7 +1822,7 @@ static void test_idle_learn_one_pass_is_reference(void **state)
 		}
 	}
 	/* the random walk reached what it guards */
-	print_message("  one pass vs reference: 60000 idles, %d picks, %d with a timer to test, %d quiet, %d CPUs with a PM QoS limit\n",
+	print_message("  learn vs reference: 60000 idles, %d picks, %d with a timer to test, %d quiet, %d CPUs with a PM QoS limit\n",
 		      picks, nears, quiets, qos);
 	assert_true(picks > 1000 && nears > 10000 && quiets > 1000 && qos > 20);
 }
@@ -1855,7 +1857,7 @@ int main(void)
 		cmocka_unit_test(test_idle_poll_share_veto),
 		cmocka_unit_test(test_idle_lull_then_short_idles_poll),
 		cmocka_unit_test(test_idle_hysteresis_around_history_pick),
-		cmocka_unit_test(test_idle_learn_one_pass_is_reference),
+		cmocka_unit_test(test_idle_learn_is_reference),
 		cmocka_unit_test(test_idle_context_switch),
 		cmocka_unit_test(test_idle_context_alternation_no_churn),
 		cmocka_unit_test(test_idle_context_phases),
