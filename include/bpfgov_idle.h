@@ -714,10 +714,10 @@ POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_c
 	 * state's wake-up cost is worked out once, and compared with the
 	 * idle period through pol_pays_back(): no division. One loop per
 	 * question, each with one value carried through it: the verifier
-	 * walks these loops unrolled, and before 6.3 it tracks every scalar
-	 * of a program with subprograms precisely, so two such values in
-	 * one loop multiply its states (a table of 10 states went past its
-	 * limit of 1M instructions on 6.1). */
+	 * walks these loops unrolled, and an older one (6.1's) falls back
+	 * to tracking every scalar of a program with subprograms precisely,
+	 * so two such values in one loop multiply its states (a table of 10
+	 * states went past its limit of 1M instructions on 6.1). */
 	for (k = 0; k < BPFGOV_MAX_STATES; k++) {
 		if (k >= n)
 			break;
