@@ -679,15 +679,17 @@ static __always_inline __u32 pol_quiet_max(const struct bpfgov_config *c)
 #define POL_LEARN_TIMER_NEAR	0x400u	/* @st_flags: the next timer came before halt paid back */
 #define POL_LEARN_TIMER		0x800u	/* @st_flags: test that here, from the residency's
 					 * start and next timer (s->state_enter_ns,
-					 * s->next_timer_ns > it) */
+					 * s->next_timer_ns >= it) */
 
 /*
- * The exit of every idle period runs this, on the wake-up path: one pass
- * over the states works out each one's wake-up cost once and answers every
- * question asked of it (the deepest state the idle paid back, whether the
- * state entered did, the history's bin, the near timer against the first
- * halting state), and the decay hands the bins' new total on to the
- * choice (0 where the context swapped: the choice sums them again).
+ * The exit of every idle period runs this, on the wake-up path. Each
+ * state's wake-up cost is worked out once (cost[]) and read by every
+ * question asked of the states, one loop each: the deepest state the
+ * idle paid back, the history's bin, and the near timer against the
+ * first halting state allowed (@st_flags POL_LEARN_TIMER). Whether the
+ * state entered paid back is asked of that state alone (pol_paid). The
+ * decay hands the bins' new total on to the choice (0 where the context
+ * swapped: the choice sums them again).
  */
 POL_ENTRY __u32 pol_idle_learn(struct bpfgov_cpu_state *s, const struct bpfgov_config *c,
 			       __u32 st_flags, __u64 idle, __u64 hist)

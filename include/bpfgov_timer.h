@@ -166,7 +166,7 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 						   const struct bpfgov_config *c, __u64 now,
 						   __u64 *residency_ns, __u64 *wake_lat_ns)
 {
-	__u32 st, wake = BPFGOV_WAKE_OTHER, near = 0;
+	__u32 st, wake = BPFGOV_WAKE_OTHER, timer_test = 0;
 	__u64 res, idle, lat = 0, hist, cost, timer = s ? s->next_timer_ns : 0;
 	int long_poll = 0, stamped = 0, sampled = 0, remote, timed_out = 0, goes_on;
 
@@ -308,12 +308,12 @@ static __always_inline __u32 pol_idle_exit_inline(struct bpfgov_cpu_state *s,
 		return 0;
 	}
 	/* Whether its last residency's next timer came before a halt paid
-	 * back is pol_idle_learn's to test, in its pass over the states.
+	 * back is pol_idle_learn's to test, with the costs it works out.
 	 * Only with a known timer and a polling state to leave. */
 	if (timer && c->state_is_poll[0])
-		near = POL_LEARN_TIMER;
+		timer_test = POL_LEARN_TIMER;
 	s->exit_ns = now;
-	return pol_idle_learn(s, c, st | near | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
+	return pol_idle_learn(s, c, st | timer_test | (long_poll ? POL_LEARN_LONG_POLL : 0), idle, hist);
 }
 
 /* The same as a global subprogram (POL_ENTRY): the common caller. With one
